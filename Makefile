@@ -1,0 +1,34 @@
+# humanoid_balance — bare-machine entry points. Every target sets up .venv on first use and is
+# idempotent afterwards: the environment is rebuilt only when a requirements file or setup.py changes.
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# The machine's pip configuration may list local mirrors that do not exist; hide those warnings only.
+QUIET_PIP := grep -v "is ignored: it is neither a file nor a directory" || true
+
+.PHONY: all venv demo test bench check clean
+all: test
+
+$(STAMP): requirements.txt requirements-test.txt setup.py
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements-test.txt 2>&1 | $(QUIET_PIP)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . 2>&1 | $(QUIET_PIP)
+	$(BIN)/python -c "import rclpy, pinocchio, osqp, mujoco, scipy, yaml"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: venv
+	$(BIN)/humanoid-balance demo
+
+test: venv
+	$(BIN)/python -m pytest
+
+bench: venv
+	$(BIN)/humanoid-balance bench
+
+clean:
+	rm -rf $(VENV) build install log .pytest_cache .hypothesis *.egg-info

@@ -1,0 +1,37 @@
+"""ament_python build of humanoid_balance (also installable with pip on a bare machine)."""
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = "humanoid_balance"
+
+
+def share(folder, pattern="*"):
+    """Install every file matching ``folder/pattern`` under ``share/humanoid_balance/folder``."""
+    return (f"share/{PACKAGE}/{folder}", glob(f"{folder}/{pattern}"))
+
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    packages=find_packages(exclude=["test", "test.*"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        share("launch", "*.launch.py"),
+        share("config", "*.yaml"),
+        share("urdf", "*.urdf"),
+        share("rviz", "*.rviz"),
+    ],
+    install_requires=["setuptools"],
+    zip_safe=True,
+    maintainer="humanoid_balance developers",
+    maintainer_email="humanoid-balance@example.com",
+    description="Balance control for humanoids with serial-parallel hybrid legs",
+    license="Apache-2.0",
+    entry_points={
+        "console_scripts": [
+            "humanoid-balance = humanoid_balance.cli:main",
+        ],
+    },
+)

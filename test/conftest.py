@@ -1,0 +1,21 @@
+"""Session-wide test setup: an isolated DDS domain per test session.
+
+Every process started by the tests inherits these variables, so parallel sessions on one machine
+(two CI runs, a developer running tests twice) never see each other's topics.
+"""
+import os
+
+import pytest
+
+# ROS_DOMAIN_ID must stay within 0..101 for the default Fast DDS port mapping; 0 is the usual default
+# that interactive users run on, so it is avoided.
+DOMAIN_ID = 1 + os.getpid() % 100
+os.environ["ROS_DOMAIN_ID"] = str(DOMAIN_ID)
+os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+
+
+@pytest.fixture(scope="session")
+def ros_domain_id():
+    """The DDS domain of this test session."""
+    return DOMAIN_ID
