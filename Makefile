@@ -6,17 +6,19 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# The machine's pip configuration may list local mirrors that do not exist; hide those warnings only.
-QUIET_PIP := grep -v "is ignored: it is neither a file nor a directory" || true
+# The machine's pip configuration may list local mirrors that do not exist; hide those warnings only
+# (grep's "no line left" status 1 is fine; pip's own failure still fails the pipeline).
+QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || test $$? -eq 1; }
 
 .PHONY: all venv demo test bench check clean
 all: test
 
-$(STAMP): requirements.txt requirements-test.txt setup.py
+$(STAMP): requirements.txt requirements-test.txt setup.py setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements-test.txt 2>&1 | $(QUIET_PIP)
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . 2>&1 | $(QUIET_PIP)
-	$(BIN)/python -c "import rclpy, pinocchio, osqp, mujoco, scipy, yaml"
+	$(BIN)/python -c "import rclpy, pinocchio, osqp, mujoco, scipy, yaml, humanoid_balance"
+	test -x $(BIN)/humanoid-balance
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -28,7 +30,7 @@ test: venv
 	$(BIN)/python -m pytest
 
 bench: venv
-	$(BIN)/humanoid-balance bench
+	for bench in benchmarks/bench_*.py; do $(BIN)/python $$bench; done
 
 clean:
 	rm -rf $(VENV) build install log .pytest_cache .hypothesis *.egg-info

@@ -1,22 +1,115 @@
 """``humanoid-balance``: the suite's command-line tool."""
 import argparse
 import sys
+from pathlib import Path
+
+import numpy as np
 
 from humanoid_balance import __version__
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_ROBOT = "kangaroo_like"
+
+
+def robot_files(name):
+    """URDF and loop-closure YAML of a robot shipped with the package (source tree or ament share)."""
+    for root in (REPO_ROOT, _ament_share()):
+        if root is not None and (root / "urdf" / f"{name}.urdf").is_file():
+            return root / "urdf" / f"{name}.urdf", root / "config" / f"{name}.loops.yaml"
+    raise FileNotFoundError(f"robot '{name}' not found in {REPO_ROOT} or the ament index")
+
+
+def _ament_share():
+    try:
+        from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+    except ImportError:
+        return None
+    try:
+        return Path(get_package_share_directory("humanoid_balance"))
+    except PackageNotFoundError:
+        return None
+
+
+def check_model(urdf, loops, samples=50, seed=0, out=sys.stdout):
+    """Load, validate and close the loops; print a summary. Returns the process exit code."""
+    from humanoid_balance.model import (Centroidal, ClosedChain, ClosureError, ModelFileError,
+                                        SingularConfigurationError, load_robot)
+
+    try:
+        robot = load_robot(urdf, loops, floating_base=True)
+    except ModelFileError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    chain = ClosedChain(robot)
+    residual = np.linalg.norm(chain.residual(robot.reference_q))
+    reference_condition = chain.condition_number(robot.reference_q)
+    lower, upper = robot.position_limits(robot.actuated_names)
+    rng = np.random.default_rng(seed)
+    worst_condition, worst_residual, failures = reference_condition, residual, []
+    for _ in range(samples if chain.m else 0):
+        q = robot.reference_q.copy()
+        q[robot.actuated_q] = rng.uniform(lower, upper)
+        try:
+            solution = chain.solve_passive(q)
+        except (ClosureError, SingularConfigurationError) as error:
+            failures.append(str(error))
+            continue
+        worst_condition = max(worst_condition, solution.condition_number)
+        worst_residual = max(worst_residual, solution.residual_norm)
+
+    com = Centroidal(chain).com(robot.reference_q)
+    rows = [
+        ("URDF", str(urdf)),
+        ("loop closures", str(loops) if loops else "none (serial robot)"),
+        ("joints", f"{len(robot.joint_names)} (+ floating base)"),
+        ("  actuated θ_a", f"{len(robot.actuated_names)}: {', '.join(robot.actuated_names)}"),
+        ("  passive θ_u", str(len(robot.passive_names))),
+        ("  outputs q", f"{len(robot.output_names)}: {', '.join(robot.output_names)}"),
+        ("  measured passive", str(len(robot.measured_names))),
+        ("loops", str(len(robot.spec.loops))),
+        ("constraint rows", f"{chain.m} (= passive joints)"),
+        ("total mass", f"{robot.total_mass:.3f} kg"),
+        ("CoM at reference", "[" + ", ".join(f"{x:+.4f}" for x in com) + "] m (base frame)"),
+        ("residual after closing", f"{residual:.2e}"),
+        ("cond(J_l,u) at reference", f"{reference_condition:.3g}"),
+        (f"worst over {samples} random strokes", f"cond {worst_condition:.3g}, residual {worst_residual:.2e}"
+         if chain.m else "n/a"),
+    ]
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"{label:<{width}}  {value}", file=out)
+    if failures:
+        print(f"error: {len(failures)} of {samples} actuator samples could not be closed; first: {failures[0]}",
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 def build_parser():
     parser = argparse.ArgumentParser(prog="humanoid-balance", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = commands.add_parser("check-model", help="load a URDF + loop-closure YAML, close the loops, summarise")
+    check.add_argument("urdf", type=Path, help="URDF of the spanning tree")
+    check.add_argument("loops", type=Path, nargs="?", help="loop-closure YAML (omit for a serial robot)")
+    check.add_argument("--samples", type=int, default=50, help="random actuator samples to close (default 50)")
+
+    commands.add_parser("demo", help=f"the main job on the default robot ({DEFAULT_ROBOT})")
     return parser
 
 
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
+    if args.command == "check-model":
+        return check_model(args.urdf, args.loops, samples=args.samples)
+    if args.command == "demo":
+        urdf, loops = robot_files(DEFAULT_ROBOT)
+        print(f"humanoid_balance demo: checking the {DEFAULT_ROBOT} closed-chain model "
+              "(the MuJoCo simulation demo replaces this once it lands)\n")
+        return check_model(urdf, loops)
+    parser.print_help()
     return 0
 
 

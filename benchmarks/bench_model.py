@@ -1,0 +1,70 @@
+"""Closed-chain model benchmark (issue: closed-chain robot model).
+
+One passive-state estimator iteration (Kangaroo eqs. 35–40: J_l, J_m, measurement and constraint
+corrections, Euler step) on kangaroo_like, median time, printed beside one pinocchio ``crba`` on the same
+model measured in the same run (DESIGN.md performance protocol). Paper: 0.38 ms in C++ for this step plus
+model update and inverse dynamics. Target: ≤ 0.10 ms.
+
+Run: .venv/bin/python benchmarks/bench_model.py
+"""
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_balance.estimation import PassiveStateEstimator
+from humanoid_balance.model import ClosedChain, load_robot
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def median_seconds(function, iterations, warmup=200):
+    for _ in range(warmup):
+        function()
+    samples = []
+    for _ in range(iterations):
+        start = time.perf_counter()
+        function()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def main(iterations=3000):
+    robot = load_robot(REPO / "urdf/kangaroo_like.urdf", REPO / "config/kangaroo_like.loops.yaml")
+    chain = ClosedChain(robot)
+    estimator = PassiveStateEstimator(chain)
+    lower, upper = robot.position_limits(robot.actuated_names)
+    centre, amplitude = robot.reference_q[robot.actuated_q], 0.3 * (upper - lower) / 2
+    dt = 1e-3
+    tick = [0]
+
+    def estimator_step():
+        t = tick[0] * dt
+        tick[0] += 1
+        estimator.update(centre + amplitude * np.sin(2 * np.pi * t), amplitude * 2 * np.pi * np.cos(2 * np.pi * t), dt)
+
+    q = robot.reference_q
+    data = robot.model.createData()
+    crba = median_seconds(lambda: pin.crba(robot.model, data, q), iterations)
+    linearize = median_seconds(lambda: chain.linearize(q), iterations)
+    step = median_seconds(estimator_step, iterations)
+
+    rows = [
+        ("pinocchio crba (reference)", crba, "—"),
+        ("J_l linearization (e_l, J_l)", linearize, "—"),
+        ("passive-state estimator step, eqs. 35–40", step, "≤ 0.100 ms (paper C++: 0.38 ms incl. ID)"),
+    ]
+    print(f"kangaroo_like: nv = {robot.nv}, passive = {len(robot.passive_names)}, actuated = "
+          f"{len(robot.actuated_names)}, constraint rows = {chain.m}")
+    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+          f"pinocchio {pin.__version__}, numpy {np.__version__}; medians of {iterations} runs\n")
+    print(f"{'quantity':<44}{'median':>12}{'× crba':>9}   target")
+    for name, seconds, target in rows:
+        print(f"{name:<44}{seconds * 1e3:>9.4f} ms{seconds / crba:>9.1f}   {target}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""Passive-state estimator of closed chains (Kangaroo paper, section VI-A, eqs. 35–40).
+
+From measured actuated positions θ̄_a and velocities θ̄̇_a, track the full joint state θ = [θ_u; θ_a]:
+
+    θ̇_a,k  = θ̄̇_a + β (θ̄_a − θ_a,k)                         measurement correction (eq. 38)
+    θ̇*_u   = J_m(θ_k) θ̇_a,k − α J_l,u(θ_k)⁻¹ e_l(θ_k)         constraint correction (eqs. 37–38)
+    θ_k+1  = θ_k + dt [θ̇*_u; θ̇_a,k]                           Euler step (eqs. 39–40)
+    θ̇_k+1  = [J_m(θ_k) θ̄̇_a; θ̄̇_a]                            velocity estimate (eqs. 35–36)
+
+The constraint term makes the loop error obey ė_l = −α e_l. Gains α, β [1/s] should satisfy α·dt ≤ 1 and
+β·dt ≤ 1 (the paper: both bounded by the loop rate). Tracking from the previous state keeps the
+estimate on its assembly branch.
+"""
+from typing import NamedTuple
+
+import numpy as np
+from scipy.linalg import lu_factor, lu_solve
+
+__all__ = ["PassiveStateEstimator", "PassiveState"]
+
+
+class PassiveState(NamedTuple):
+    q: np.ndarray              # configuration (full pinocchio vector; base part untouched)
+    v: np.ndarray              # joint velocities (full velocity vector; base part untouched)
+    residual_norm: float       # ‖e_l(θ_k)‖ before the step [m, rad]
+
+
+class PassiveStateEstimator:
+    """Eqs. 35–40 on a :class:`~humanoid_balance.model.closed_chain.ClosedChain`."""
+
+    def __init__(self, chain, alpha=1000.0, beta=1000.0, initial_q=None):
+        self.chain = chain
+        self.robot = chain.robot
+        self.alpha = alpha
+        self.beta = beta
+        self.q = np.array(self.robot.reference_q if initial_q is None else initial_q, dtype=float)
+        self.v = np.zeros(self.robot.nv)
+
+    def update(self, theta_a, theta_a_dot, dt):
+        """One estimator step with measured θ̄_a [m or rad], θ̄̇_a [m/s or rad/s] and time step dt [s]."""
+        robot = self.robot
+        lin = self.chain.linearize(self.q)
+        n_a = len(robot.actuated_q)
+        # One LU of J_l,u serves both J_m = −J_l,u⁻¹ J_l,a and J_l,u⁻¹ e_l.
+        solved = lu_solve(lu_factor(lin.J_lu, check_finite=False),
+                          np.column_stack([lin.J_la, lin.residual]), check_finite=False)
+        J_m, correction = -solved[:, :n_a], solved[:, n_a]
+        theta_a_rate = theta_a_dot + self.beta * (theta_a - self.q[robot.actuated_q])
+        passive_rate = J_m @ theta_a_rate - self.alpha * correction
+        self.q[robot.passive_q] += dt * passive_rate
+        self.q[robot.actuated_q] += dt * theta_a_rate
+        self.v[robot.passive_v] = J_m @ theta_a_dot
+        self.v[robot.actuated_v] = theta_a_dot
+        return PassiveState(self.q.copy(), self.v.copy(), float(np.linalg.norm(lin.residual)))

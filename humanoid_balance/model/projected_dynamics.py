@@ -1,0 +1,80 @@
+"""Floating-base dynamics projected onto the loop-closure constraints (Kangaroo paper, section III-B,
+appendix B) and its quasi-static special case for contact-force estimation (section VI-B).
+
+With ν_a = [base twist; θ̇_a] and G = ∂ν/∂ν_a (J_m on the passive rows), the constrained velocities
+are ν = G ν_a and ν̇ = G ν̇_a + b with b = [0; −J_l,u⁻¹ J̇_l ν; 0] (eq. 10). Premultiplying
+M ν̇ + h = Sτ + J_cᵀF + J_lᵀλ by Gᵀ removes λ (J_l G = 0) and gives
+
+    M_m ν̇_a + h_m = [0; τ] + J_c,mᵀ F,   M_m = Gᵀ M G,   h_m = Gᵀ (h + M b),   J_c,m = J_c G
+
+whose base rows are eqs. 62–63 and joint rows eqs. 71–73 (M_j,m, h_j,m). Units: SI (kg, m, s, N, N·m).
+"""
+from typing import NamedTuple
+
+import numpy as np
+import pinocchio as pin
+
+__all__ = ["ProjectedDynamics", "projected_dynamics", "quasi_static_actuator_efforts",
+           "contact_forces_from_actuator_efforts", "generalized_gravity"]
+
+
+class ProjectedDynamics(NamedTuple):
+    """Equations of motion in the actuated coordinates ν_a (appendix B)."""
+
+    M: np.ndarray  # M_m = Gᵀ M G   (nb+na, nb+na); joint rows = M_j,m (eq. 72)
+    h: np.ndarray  # h_m = Gᵀ(h + M b)   (nb+na,); joint rows = h_j,m (eq. 73)
+    G: np.ndarray  # ∂ν/∂ν_a   (nv, nb+na)
+
+
+def projected_dynamics(chain, q, v):
+    """M_m(q), h_m(q, ν) of appendix B at a closed configuration ``q`` with consistent velocity ``v``."""
+    model, data = chain.model, chain.data
+    lin = chain.linearize(q)
+    G = chain.velocity_map(q, lin)
+    M = pin.crba(model, data, q)
+    M = np.triu(M) + np.triu(M, 1).T  # crba fills the upper triangle
+    h = pin.nonLinearEffects(model, data, q, v)
+    b = np.zeros(model.nv)
+    if chain.m:
+        b[chain.robot.passive_v] = -np.linalg.solve(lin.J_lu, chain.bias(q, v))  # eq. 10
+    return ProjectedDynamics(G.T @ M @ G, G.T @ (h + M @ b), G)
+
+
+def generalized_gravity(chain, q):
+    """g(q) = ∂V/∂q for every joint of the tree (N, N·m)."""
+    return pin.computeGeneralizedGravity(chain.model, chain.data, q)
+
+
+def _projected_statics(chain, q, J_c):
+    robot = chain.robot
+    J_m = chain.mapping_jacobian(q)
+    g = generalized_gravity(chain, q)
+    g_m = g[robot.actuated_v] + J_m.T @ g[robot.passive_v]      # g_a + J_mᵀ g_u
+    J_cm = J_c[:, robot.actuated_v] + J_c[:, robot.passive_v] @ J_m  # J_c,a + J_c,u J_m (eq. 66b)
+    return g, g_m, J_cm
+
+
+def quasi_static_actuator_efforts(chain, q, J_c, F):
+    """τ = g_a + J_mᵀ g_u − J_c,mᵀ F (eq. 44): actuator efforts holding the robot still under contact forces F.
+
+    Args:
+        J_c: stacked contact Jacobians (3c or 6c, nv), matching the components of ``F``.
+        F: contact forces or wrenches [N, N·m] exerted by the environment on the robot.
+    """
+    _, g_m, J_cm = _projected_statics(chain, q, J_c)
+    return g_m - J_cm.T @ F
+
+
+def contact_forces_from_actuator_efforts(chain, q, J_c, tau, include_base=True, rcond=1e-10):
+    """F = (J_c,mᵀ)† (g_a + J_mᵀ g_u − τ̄) (eqs. 45–46): contact forces from measured actuator efforts.
+
+    With ``include_base`` (floating base only) the six base rows of the quasi-static equations,
+    g_b = J_c,bᵀ F (eq. 26a with ν = ν̇ = 0), are stacked under eq. 45: the actuators alone rarely
+    determine every contact component, the base balance does.
+    """
+    g, g_m, J_cm = _projected_statics(chain, q, J_c)
+    A, rhs = J_cm.T, g_m - tau
+    if include_base and chain.robot.floating_base:
+        A = np.vstack([J_c[:, :6].T, A])
+        rhs = np.concatenate([g[:6], rhs])
+    return np.linalg.lstsq(A, rhs, rcond=rcond)[0]

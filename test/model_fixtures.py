@@ -1,0 +1,47 @@
+"""Robots shared by the model tests, and helpers to draw closed configurations."""
+from pathlib import Path
+
+import numpy as np
+
+from humanoid_balance.model import ClosedChain, load_robot
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).resolve().parent / "data"
+ROBOT_FILES = {
+    "crank_slider": (DATA / "crank_slider.urdf", DATA / "crank_slider.loops.yaml"),
+    "kangaroo_like": (REPO / "urdf" / "kangaroo_like.urdf", REPO / "config" / "kangaroo_like.loops.yaml"),
+}
+
+
+def load(name, floating_base=False):
+    urdf, loops = ROBOT_FILES[name]
+    robot = load_robot(urdf, loops, floating_base=floating_base)
+    return robot, ClosedChain(robot)
+
+
+def random_actuated(robot, rng, fraction=1.0):
+    """Actuated positions drawn uniformly inside ``fraction`` of each stroke, around its centre."""
+    lower, upper = robot.position_limits(robot.actuated_names)
+    centre, half = (lower + upper) / 2, (upper - lower) / 2 * fraction
+    return rng.uniform(centre - half, centre + half)
+
+
+def closed_configuration(robot, chain, rng, fraction=0.8):
+    """A closed configuration reached by walking from the reference to random actuator values."""
+    target = random_actuated(robot, rng, fraction)
+    q = robot.reference_q.copy()
+    start = q[robot.actuated_q].copy()
+    for s in np.linspace(0.0, 1.0, 6)[1:]:
+        q[robot.actuated_q] = start + s * (target - start)
+        q = chain.solve_passive(q).q
+    if robot.floating_base:
+        q[:3] = rng.normal(size=3) * 0.1
+        q[3:7] = rng.normal(size=4)
+        q[3:7] /= np.linalg.norm(q[3:7])
+    return q
+
+
+def consistent_velocity(robot, chain, q, rng):
+    """A velocity satisfying J_l v = 0: random base twist and actuator rates through G."""
+    G = chain.velocity_map(q)
+    return G @ rng.normal(size=G.shape[1])

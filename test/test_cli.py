@@ -1,0 +1,39 @@
+"""The humanoid-balance command line, run as a user would run it."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from model_fixtures import DATA, ROBOT_FILES
+
+EXECUTABLE = shutil.which("humanoid-balance", path=str(Path(sys.executable).parent))
+
+
+def run(*args):
+    assert EXECUTABLE, "humanoid-balance is not installed next to the test interpreter"
+    return subprocess.run([EXECUTABLE, *map(str, args)], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("name", ["crank_slider", "kangaroo_like"])
+def test_check_model_summarises_a_valid_robot(name):
+    result = run("check-model", *ROBOT_FILES[name], "--samples", "10")
+    assert result.returncode == 0, result.stderr
+    assert "constraint rows" in result.stdout and "(= passive joints)" in result.stdout
+    residual = float(result.stdout.split("residual after closing")[1].split()[0])
+    assert residual < 1e-10
+
+
+def test_check_model_reports_a_bad_file_without_traceback():
+    bad = DATA / "bad_loops" / "unknown_frame.loops.yaml"
+    result = run("check-model", DATA / "crank_slider.urdf", bad)
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"error: {bad}: loops[0] 'crank': frame_a 'crank_pni'")
+    assert "Traceback" not in result.stderr
+
+
+def test_demo_runs_on_the_default_robot():
+    result = run("demo")
+    assert result.returncode == 0, result.stderr
+    assert "kangaroo_like" in result.stdout

@@ -1,0 +1,118 @@
+"""Closed-chain kinematics against finite differences and first principles (Kangaroo paper, III-A)."""
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from model_fixtures import closed_configuration, consistent_velocity, load, random_actuated
+
+ROBOTS = ["crank_slider", "kangaroo_like"]
+
+
+@pytest.fixture(scope="module", params=ROBOTS)
+def robot_chain(request):
+    return load(request.param)
+
+
+def test_constraint_jacobian_matches_central_differences_of_residual(robot_chain):
+    robot, chain = robot_chain
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        q = closed_configuration(robot, chain, rng)
+        q[robot.passive_q] += rng.normal(scale=0.05, size=len(robot.passive_q))  # off the manifold too
+        J = chain.linearize(q).J_l
+        eps = 1e-6
+        J_fd = np.empty_like(J)
+        for i in range(robot.nv):
+            dq = np.zeros(robot.nv)
+            dq[i] = eps
+            J_fd[:, i] = (chain.residual(pin.integrate(robot.model, q, dq))
+                          - chain.residual(pin.integrate(robot.model, q, -dq))) / (2 * eps)
+        np.testing.assert_allclose(J, J_fd, atol=1e-7)
+
+
+def test_bias_matches_finite_difference_of_jacobian_along_velocity(robot_chain):
+    robot, chain = robot_chain
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        q = closed_configuration(robot, chain, rng)
+        v = consistent_velocity(robot, chain, q, rng)
+        eps = 1e-6
+        dJ = (chain.constraint_jacobian(pin.integrate(robot.model, q, eps * v))
+              - chain.constraint_jacobian(pin.integrate(robot.model, q, -eps * v))) / (2 * eps)
+        np.testing.assert_allclose(chain.bias(q, v), dJ @ v, atol=1e-6 * max(1.0, np.abs(dJ @ v).max()))
+
+
+def test_passive_solve_closes_every_loop_for_random_actuator_positions(robot_chain):
+    robot, chain = robot_chain
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        q = robot.reference_q.copy()
+        q[robot.actuated_q] = random_actuated(robot, rng)
+        solution = chain.solve_passive(q)
+        assert np.linalg.norm(chain.residual(solution.q)) < 1e-10
+        np.testing.assert_array_equal(solution.q[robot.actuated_q], q[robot.actuated_q])
+
+
+def test_mapping_jacobian_matches_finite_differences_of_solved_passive_positions(robot_chain):
+    robot, chain = robot_chain
+    rng = np.random.default_rng(4)
+    q = closed_configuration(robot, chain, rng)
+    J_m = chain.mapping_jacobian(q)
+    eps = 1e-6
+    for k in range(len(robot.actuated_q)):
+        plus, minus = q.copy(), q.copy()
+        plus[robot.actuated_q[k]] += eps
+        minus[robot.actuated_q[k]] -= eps
+        column = (chain.solve_passive(plus, tolerance=1e-14).q[robot.passive_q]
+                  - chain.solve_passive(minus, tolerance=1e-14).q[robot.passive_q]) / (2 * eps)
+        np.testing.assert_allclose(J_m[:, k], column, atol=1e-6 * max(1.0, np.abs(column).max()))
+
+
+def test_differential_inverse_kinematics_and_torque_map_conserve_power(robot_chain):
+    robot, chain = robot_chain
+    rng = np.random.default_rng(5)
+    q = closed_configuration(robot, chain, rng)
+    output_velocity = rng.normal(size=len(robot.output_names))
+    actuator_velocity = chain.actuator_velocities(q, output_velocity)              # eq. 22
+    np.testing.assert_allclose(chain.output_jacobian(q) @ actuator_velocity, output_velocity, atol=1e-10)
+    actuator_effort = rng.normal(size=len(robot.actuated_names)) * 100.0
+    output_torque = chain.output_torques(q, actuator_effort)                        # eq. 23
+    assert actuator_effort @ actuator_velocity == pytest.approx(output_torque @ output_velocity, rel=1e-9)
+    np.testing.assert_allclose(chain.actuator_efforts(q, output_torque), actuator_effort, rtol=1e-9, atol=1e-9)
+
+
+def test_slow_actuator_sweep_never_jumps_assembly_branch(robot_chain):
+    """Sweep each actuator through its whole stroke and back in small warm-started steps: every step of
+    θ_u stays close to its first-order prediction J_m Δθ_a, and the way back retraces the way out."""
+    robot, chain = robot_chain
+    lower, upper = robot.position_limits(robot.actuated_names)
+    for k in range(len(robot.actuated_q)):
+        values = np.concatenate([np.linspace(robot.reference_q[robot.actuated_q[k]], lower[k], 40),
+                                 np.linspace(lower[k], upper[k], 120), np.linspace(upper[k], lower[k], 120)])
+        q = robot.reference_q.copy()
+        outward = {}
+        for step, value in enumerate(values):
+            previous = q.copy()
+            q[robot.actuated_q[k]] = value
+            q = chain.solve_passive(q).q
+            delta_a = value - previous[robot.actuated_q[k]]
+            predicted = chain.mapping_jacobian(previous)[:, k] * delta_a
+            jump = np.abs(q[robot.passive_q] - previous[robot.passive_q] - predicted).max()
+            assert jump < 0.05 * np.abs(predicted).max() + 1e-9, (robot.actuated_names[k], value, jump)
+            if 40 <= step < 160:
+                outward[round(value, 12)] = q[robot.passive_q].copy()
+            elif round(value, 12) in outward:
+                np.testing.assert_allclose(q[robot.passive_q], outward[round(value, 12)], atol=1e-9)
+
+
+def test_singular_configuration_is_reported_not_solved():
+    """Pushing the crank-slider's actuator far past its stroke stretches the rod in line with the crank,
+    a toggle position: the solver must refuse rather than return a wrong passive state."""
+    from humanoid_balance.model import ClosureError, SingularConfigurationError
+
+    robot, chain = load("crank_slider")
+    q = robot.reference_q.copy()
+    q[robot.actuated_q] = 0.3  # the rod (0.3 m from pivot to pin) can never reach: crank fully stretched
+    with pytest.raises((ClosureError, SingularConfigurationError)) as raised:
+        chain.solve_passive(q)
+    assert "cond" in str(raised.value) or "‖e_l‖" in str(raised.value)

@@ -1,0 +1,66 @@
+"""Projected dynamics (Kangaroo appendix B) and quasi-static maps (eqs. 43–46) against the full
+constrained (KKT) equations of the spanning tree solved directly."""
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_balance.model import (contact_forces_from_actuator_efforts, projected_dynamics,
+                                    quasi_static_actuator_efforts)
+from model_fixtures import closed_configuration, consistent_velocity, load
+
+
+def full_mass_matrix(robot, q):
+    data = robot.model.createData()
+    M = pin.crba(robot.model, data, q)
+    return np.triu(M) + np.triu(M, 1).T
+
+
+@pytest.mark.parametrize("name, floating_base", [("crank_slider", False), ("kangaroo_like", True)])
+def test_projected_dynamics_match_constrained_forward_dynamics(name, floating_base):
+    """Solve M ν̇ + h = Sτ + J_lᵀλ, J_l ν̇ = −J̇_l ν as one KKT system; the projected model must give the
+    same base and actuated accelerations."""
+    robot, chain = load(name, floating_base)
+    rng = np.random.default_rng(7)
+    q = closed_configuration(robot, chain, rng)
+    v = consistent_velocity(robot, chain, q, rng)
+    tau = rng.normal(size=len(robot.actuated_v)) * 20.0
+
+    M = full_mass_matrix(robot, q)
+    h = pin.nonLinearEffects(robot.model, robot.model.createData(), q, v)
+    J_l = chain.constraint_jacobian(q)
+    S_tau = np.zeros(robot.nv)
+    S_tau[robot.actuated_v] = tau
+    m = J_l.shape[0]
+    kkt = np.block([[M, -J_l.T], [J_l, np.zeros((m, m))]])
+    solution = np.linalg.solve(kkt, np.concatenate([S_tau - h, -chain.bias(q, v)]))
+    accel_full = solution[:robot.nv]
+
+    dyn = projected_dynamics(chain, q, v)
+    b = robot.base_nv
+    generalized_force = np.concatenate([np.zeros(b), tau])
+    accel_actuated = np.linalg.solve(dyn.M, generalized_force - dyn.h)
+    expected = np.concatenate([accel_full[:b], accel_full[robot.actuated_v]])
+    np.testing.assert_allclose(accel_actuated, expected, rtol=1e-7, atol=1e-7)
+
+
+def test_quasi_static_actuator_efforts_match_full_statics():
+    """Eq. 44 vs solving g = Sτ + J_cᵀF + J_lᵀλ for (τ, λ) on the fixed-base spanning tree."""
+    robot, chain = load("kangaroo_like")
+    rng = np.random.default_rng(8)
+    q = closed_configuration(robot, chain, rng)
+    data = robot.model.createData()
+    pin.computeJointJacobians(robot.model, data, q)
+    pin.updateFramePlacements(robot.model, data)
+    J_c = np.vstack([pin.getFrameJacobian(robot.model, data, robot.frame_id(f), pin.LOCAL)
+                     for f in ("left_sole", "right_sole")])
+    F = rng.normal(size=12) * np.tile([30, 30, 200, 5, 5, 2], 2)
+    g = pin.computeGeneralizedGravity(robot.model, data, q)
+    S = np.zeros((robot.nv, len(robot.actuated_v)))
+    S[robot.actuated_v, np.arange(len(robot.actuated_v))] = 1.0
+    J_l = chain.constraint_jacobian(q)
+    unknowns = np.linalg.solve(np.hstack([S, J_l.T]), g - J_c.T @ F)
+    tau_reference = unknowns[:len(robot.actuated_v)]
+    np.testing.assert_allclose(quasi_static_actuator_efforts(chain, q, J_c, F), tau_reference, rtol=1e-8, atol=1e-6)
+    # Eq. 46 inverts eq. 44: each sole wrench is determined by its leg's six actuators.
+    np.testing.assert_allclose(contact_forces_from_actuator_efforts(chain, q, J_c, tau_reference), F,
+                               rtol=1e-7, atol=1e-6)
