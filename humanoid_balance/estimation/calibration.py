@@ -1,0 +1,64 @@
+"""Initial calibration of relative actuator encoders (Kangaroo paper, section VI-A, eqs. 41–42).
+
+Relative encoders read θ_a,raw = θ_a − offset. Absolute encoders on some passive joints measure θ_j,m.
+Augmenting the loop equations with the measurement rows E (a single 1 at each measured joint),
+
+    J̃ = [J_l; E]  (eq. 41),     ẽ = [e_l(θ); e_m],  e_m,i = θ_j,m − θ_j  (eq. 42),
+
+and iterating J̃ Δθ = [−e_l; e_m] until ‖ẽ‖ < tolerance reconstructs the whole mechanism; the offsets
+are then θ_a − θ_a,raw. With as many measured passive joints as actuators, J̃ is square (n × n).
+"""
+from typing import NamedTuple
+
+import numpy as np
+
+from humanoid_balance.model.errors import ModelError
+
+__all__ = ["CalibrationResult", "calibrate_actuator_offsets"]
+
+
+class CalibrationResult(NamedTuple):
+    offsets: np.ndarray     # add to raw actuator readings to get absolute positions [m or rad]
+    q: np.ndarray           # the calibrated configuration
+    error_norm: float       # ‖ẽ‖ at the last iterate [m, rad]
+    iterations: int
+    converged: bool
+
+
+def calibrate_actuator_offsets(chain, theta_a_raw, measured_passive, initial_q=None, tolerance=1e-10,
+                               max_iterations=20):
+    """Solve eqs. 41–42 for the actuator offsets.
+
+    Args:
+        theta_a_raw: relative actuator readings, in ``robot.actuated_names`` order [m or rad].
+        measured_passive: absolute readings of ``robot.measured_names`` [rad or m].
+        initial_q: starting configuration (default: the reference one) whose passive joints seed the
+            iteration; the actuated joints start from ``theta_a_raw``.
+    """
+    robot = chain.robot
+    measured_v = np.array([robot.joint_v_index(name) for name in robot.measured_names], dtype=int)
+    measured_q = np.array([robot.joint_q_index(name) for name in robot.measured_names], dtype=int)
+    joints_v = np.arange(robot.base_nv, robot.nv)
+    joints_q = joints_v + (robot.nq - robot.nv)  # 1-DOF joints follow the (quaternion) base
+    if chain.m + len(measured_v) < len(joints_v):
+        raise ModelError(f"calibration needs at least {len(joints_v) - chain.m} measured passive joints "
+                         f"(one per actuator), the loop file lists {len(measured_v)}")
+    E = np.zeros((len(measured_v), robot.nv))
+    E[np.arange(len(measured_v)), measured_v] = 1.0
+    q = np.array(robot.reference_q if initial_q is None else initial_q, dtype=float)
+    q[robot.actuated_q] = theta_a_raw
+    measured_passive = np.asarray(measured_passive, dtype=float)
+
+    iterations = 0
+    while True:
+        lin = chain.linearize(q)
+        e_m = measured_passive - q[measured_q]
+        error_norm = float(np.linalg.norm(np.concatenate([lin.residual, e_m])))
+        if error_norm < tolerance or iterations == max_iterations:
+            break
+        J_tilde = np.vstack([lin.J_l, E])[:, joints_v]  # eq. 41, joint columns only
+        step = np.linalg.lstsq(J_tilde, np.concatenate([-lin.residual, e_m]), rcond=None)[0]
+        q[joints_q] += step
+        iterations += 1
+    offsets = q[robot.actuated_q] - np.asarray(theta_a_raw, dtype=float)
+    return CalibrationResult(offsets, q, error_norm, iterations, error_norm < tolerance)
