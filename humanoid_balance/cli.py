@@ -6,28 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from humanoid_balance import __version__
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_ROBOT = "kangaroo_like"
-
-
-def robot_files(name):
-    """URDF and loop-closure YAML of a robot shipped with the package (source tree or ament share)."""
-    for root in (REPO_ROOT, _ament_share()):
-        if root is not None and (root / "urdf" / f"{name}.urdf").is_file():
-            return root / "urdf" / f"{name}.urdf", root / "config" / f"{name}.loops.yaml"
-    raise FileNotFoundError(f"robot '{name}' not found in {REPO_ROOT} or the ament index")
-
-
-def _ament_share():
-    try:
-        from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
-    except ImportError:
-        return None
-    try:
-        return Path(get_package_share_directory("humanoid_balance"))
-    except PackageNotFoundError:
-        return None
+from humanoid_balance.resources import DEFAULT_ROBOT, robot_files
 
 
 def check_model(urdf, loops, samples=50, seed=0, out=sys.stdout):

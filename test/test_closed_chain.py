@@ -83,7 +83,9 @@ def test_differential_inverse_kinematics_and_torque_map_conserve_power(robot_cha
 
 def test_slow_actuator_sweep_never_jumps_assembly_branch(robot_chain):
     """Sweep each actuator through its whole stroke and back in small warm-started steps: every step of
-    θ_u stays close to its first-order prediction J_m Δθ_a, and the way back retraces the way out."""
+    θ_u stays within 25% of its first-order prediction J_m Δθ_a (the knee's transmission curves that
+    much over one step; a jump to the other assembly branch moves joints by the order of a radian),
+    and the way back retraces the way out."""
     robot, chain = robot_chain
     lower, upper = robot.position_limits(robot.actuated_names)
     for k in range(len(robot.actuated_q)):
@@ -98,7 +100,7 @@ def test_slow_actuator_sweep_never_jumps_assembly_branch(robot_chain):
             delta_a = value - previous[robot.actuated_q[k]]
             predicted = chain.mapping_jacobian(previous)[:, k] * delta_a
             jump = np.abs(q[robot.passive_q] - previous[robot.passive_q] - predicted).max()
-            assert jump < 0.05 * np.abs(predicted).max() + 1e-9, (robot.actuated_names[k], value, jump)
+            assert jump < 0.25 * np.abs(predicted).max() + 1e-9, (robot.actuated_names[k], value, jump)
             if 40 <= step < 160:
                 outward[round(value, 12)] = q[robot.passive_q].copy()
             elif round(value, 12) in outward:

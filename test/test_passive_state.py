@@ -11,7 +11,7 @@ from model_fixtures import load
 def test_tracks_sinusoidal_actuators_on_the_constraint_manifold(name):
     robot, chain = load(name)
     lower, upper = robot.position_limits(robot.actuated_names)
-    centre, amplitude = robot.reference_q[robot.actuated_q], 0.4 * (upper - lower) / 2
+    centre, amplitude = (lower + upper) / 2, 0.4 * (upper - lower) / 2  # inside the strokes
     frequency = np.linspace(0.5, 1.0, len(centre))  # Hz, a different one per actuator
     dt, steps = 1e-3, 600
 
@@ -19,8 +19,11 @@ def test_tracks_sinusoidal_actuators_on_the_constraint_manifold(name):
         phase = 2 * np.pi * frequency * t
         return centre + amplitude * np.sin(phase), amplitude * 2 * np.pi * frequency * np.cos(phase)
 
-    estimator = PassiveStateEstimator(chain, alpha=1000.0, beta=1000.0)
     exact = robot.reference_q.copy()
+    for s in np.linspace(0.0, 1.0, 11)[1:]:  # walk the mechanism to the centre of the strokes
+        exact[robot.actuated_q] = robot.reference_q[robot.actuated_q] + s * (centre - robot.reference_q[robot.actuated_q])
+        exact = chain.solve_passive(exact).q
+    estimator = PassiveStateEstimator(chain, alpha=1000.0, beta=1000.0, initial_q=exact)
     for k in range(steps):
         theta_a, theta_a_dot = measured(k * dt)
         state = estimator.update(theta_a, theta_a_dot, dt)

@@ -7,8 +7,9 @@ From measured actuated positions θ̄_a and velocities θ̄̇_a, track the full 
     θ_k+1  = θ_k + dt [θ̇*_u; θ̇_a,k]                           Euler step (eqs. 39–40)
     θ̇_k+1  = [J_m(θ_k) θ̄̇_a; θ̄̇_a]                            velocity estimate (eqs. 35–36)
 
-The constraint term makes the loop error obey ė_l = −α e_l. Gains α, β [1/s] should satisfy α·dt ≤ 1 and
-β·dt ≤ 1 (the paper: both bounded by the loop rate). Tracking from the previous state keeps the
+The constraint term makes the loop error obey ė_l = −α e_l. The gains α, β [1/s] are bounded by the loop
+rate (the paper): each step uses min(α, 1/dt) and min(β, 1/dt), so a slower or jittery stream never turns
+the corrections into an overshooting, diverging iteration. Tracking from the previous state keeps the
 estimate on its assembly branch.
 """
 from typing import NamedTuple
@@ -45,8 +46,9 @@ class PassiveStateEstimator:
         solved = lu_solve(lu_factor(lin.J_lu, check_finite=False),
                           np.column_stack([lin.J_la, lin.residual]), check_finite=False)
         J_m, correction = -solved[:, :n_a], solved[:, n_a]
-        theta_a_rate = theta_a_dot + self.beta * (theta_a - self.q[robot.actuated_q])
-        passive_rate = J_m @ theta_a_rate - self.alpha * correction
+        alpha, beta = min(self.alpha, 1.0 / dt), min(self.beta, 1.0 / dt)
+        theta_a_rate = theta_a_dot + beta * (theta_a - self.q[robot.actuated_q])
+        passive_rate = J_m @ theta_a_rate - alpha * correction
         self.q[robot.passive_q] += dt * passive_rate
         self.q[robot.actuated_q] += dt * theta_a_rate
         self.v[robot.passive_v] = J_m @ theta_a_dot

@@ -19,9 +19,41 @@ from scipy.linalg import lu_factor, lu_solve
 
 from humanoid_balance.model.errors import ClosureError, SingularConfigurationError
 
-__all__ = ["ClosedChain", "Linearization", "PassiveSolution"]
+__all__ = ["ClosedChain", "Linearization", "PassiveSolution", "jlog3_batch", "log3_batch", "skew_batch"]
 
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+
+
+def skew_batch(vectors):
+    """[v]× for each row of ``vectors`` (k, 3) → (k, 3, 3)."""
+    x, y, z = vectors[:, 0], vectors[:, 1], vectors[:, 2]
+    zero = np.zeros_like(x)
+    return np.stack([np.stack([zero, -z, y], -1), np.stack([z, zero, -x], -1), np.stack([-y, x, zero], -1)], -2)
+
+
+def log3_batch(rotations):
+    """log3 of each rotation (k, 3, 3) → (k, 3) [rad]; pinocchio.log3 where the angle nears π."""
+    cos_angle = np.clip((np.trace(rotations, axis1=1, axis2=2) - 1.0) / 2.0, -1.0, 1.0)
+    angle = np.arccos(cos_angle)
+    antisymmetric = np.stack([rotations[:, 2, 1] - rotations[:, 1, 2], rotations[:, 0, 2] - rotations[:, 2, 0],
+                              rotations[:, 1, 0] - rotations[:, 0, 1]], -1)
+    small = angle < 1e-4
+    scale = np.where(small, 0.5 + angle ** 2 / 12.0, angle / (2.0 * np.sin(np.where(small, 1.0, angle))))
+    result = scale[:, None] * antisymmetric
+    for i in np.flatnonzero(angle > np.pi - 1e-3):
+        result[i] = pin.log3(rotations[i])
+    return result
+
+
+def jlog3_batch(log_vectors):
+    """Jlog3 (inverse right Jacobian of SO(3), as pinocchio.Jlog3) at each log vector (k, 3) → (k, 3, 3)."""
+    angle = np.linalg.norm(log_vectors, axis=1)
+    small = angle < 1e-4
+    safe = np.where(small, 1.0, angle)
+    coefficient = np.where(small, 1.0 / 12.0 + angle ** 2 / 720.0,
+                           1.0 / safe ** 2 - (1.0 + np.cos(safe)) / (2.0 * safe * np.sin(safe)))
+    K = skew_batch(log_vectors)
+    return np.eye(3) + 0.5 * K + coefficient[:, None, None] * (K @ K)
 
 
 class Linearization(NamedTuple):
@@ -68,7 +100,10 @@ class ClosedChain:
                     self.relative_support[row, j.idx_v:j.idx_v + j.nv] += sign
         self.rows = np.concatenate([6 * i + np.array(loop.axis_indices, dtype=int)
                                     for i, loop in enumerate(loops)]) if loops else np.zeros(0, dtype=int)
-        self.rotation_loops = [i for i, loop in enumerate(loops) if any(a >= 3 for a in loop.axis_indices)]
+        self.rotation_loops = np.array([i for i, loop in enumerate(loops) if any(a >= 3 for a in loop.axis_indices)],
+                                       dtype=int)
+        self.frame_ids = self.frame_a_ids + self.frame_b_ids
+        self.row_support = self.relative_support[self.rows // 6]  # (m, nv): the mask of each row's loop
         self.loop_slices = {}
         start = 0
         for loop in loops:
@@ -78,26 +113,26 @@ class ClosedChain:
 
     # -- kinematics ---------------------------------------------------------------------------------
     def _frame_poses(self):
-        oMf = self.data.oMf
-        p_a = np.array([oMf[f].translation for f in self.frame_a_ids])  # (L, 3)
-        p_b = np.array([oMf[f].translation for f in self.frame_b_ids])
-        R_a = np.array([oMf[f].rotation for f in self.frame_a_ids])     # (L, 3, 3)
-        R_b = np.array([oMf[f].rotation for f in self.frame_b_ids])
-        return p_a, p_b, R_a, R_b
+        """Rotations and positions of every frame_a and frame_b (after a kinematics pass)."""
+        H = np.array([self.data.oMf[f].homogeneous for f in self.frame_ids])  # (2L, 4, 4)
+        L = len(self.loops)
+        return H[:L, :3, 3], H[L:, :3, 3], H[:L, :3, :3], H[L:, :3, :3]
 
-    def _residual_from_poses(self, p_a, p_b, R_a, R_b):
+    def _loop_errors(self, p_a, p_b, R_a, R_b):
+        """Full 6-D errors [R_aᵀ(p_b − p_a); log3(R_aᵀ R_b)] of every loop (L, 6) and R_ab (L, 3, 3)."""
+        R_aT = R_a.transpose(0, 2, 1)
+        R_ab = R_aT @ R_b
         full = np.zeros((len(self.loops), 6))
-        full[:, :3] = np.einsum("lji,lj->li", R_a, p_b - p_a)  # R_aᵀ (p_b − p_a)
-        for i in self.rotation_loops:
-            full[i, 3:] = pin.log3(R_a[i].T @ R_b[i])
-        return full.reshape(-1)[self.rows]
+        full[:, :3] = (R_aT @ (p_b - p_a)[:, :, None])[:, :, 0]
+        full[self.rotation_loops, 3:] = log3_batch(R_ab[self.rotation_loops])
+        return full, R_aT, R_ab
 
     def residual(self, q):
         """e_l(θ) (eq. 2): stacked constrained components of the pose of frame_b in frame_a [m, rad]."""
         if not self.loops:
             return np.zeros(0)
         pin.framesForwardKinematics(self.model, self.data, q)
-        return self._residual_from_poses(*self._frame_poses())
+        return self._loop_errors(*self._frame_poses())[0].reshape(-1)[self.rows]
 
     def loop_residual_norms(self, residual):
         """‖e_l‖ of each loop, by name — for diagnostics and error messages."""
@@ -106,9 +141,12 @@ class ClosedChain:
     def linearize(self, q):
         """Residual and constraint Jacobian J_l = ∂e_l/∂θ at ``q`` (eqs. 2–5, appendix A eq. 51).
 
-        The translation rows are the relative Jacobian of eq. 51. The rotation rows use the exact
-        derivative of the log map, Jlog3(R_ab)·R_bᵀ(ω_b − ω_a); on the constraint manifold (R_ab = I)
-        this is eq. 51's R_aᵀ(ω_b − ω_a), and away from it Newton keeps converging quadratically.
+        The relative twist of frame_b w.r.t. frame_a uses the joints that move one frame but not the
+        other (eq. 51); with the world-frame joint Jacobians J (6, nv) of pinocchio it is
+        J_rel = J ⊙ s_l, s_l = ±1 on those joints. The translation rows are R_aᵀ(v − p_b × ω) of J_rel.
+        The rotation rows use the exact derivative of the log map, Jlog3(R_ab)·R_bᵀ(ω_b − ω_a); on the
+        constraint manifold (R_ab = I) this is eq. 51's R_aᵀ(ω_b − ω_a), and away from it Newton keeps
+        converging quadratically. All rows come out of one product: J_l = (W J) ⊙ s, W (m, 6).
         """
         robot = self.robot
         if not self.loops:
@@ -117,18 +155,15 @@ class ClosedChain:
         pin.computeJointJacobians(self.model, self.data, q)  # world-frame joint Jacobians + placements
         pin.updateFramePlacements(self.model, self.data)
         p_a, p_b, R_a, R_b = self._frame_poses()
-        residual = self._residual_from_poses(p_a, p_b, R_a, R_b)
-
-        J_rel = self.data.J[None, :, :] * self.relative_support[:, None, :]  # (L, 6, nv), spatial at origin
-        J_lin = J_rel[:, :3] + np.cross(J_rel[:, 3:], p_b[:, :, None], axis=1)  # velocity of the point p_b
-        J_full = np.empty_like(J_rel)
-        J_full[:, :3] = np.einsum("lji,ljn->lin", R_a, J_lin)  # expressed in frame_a
-        J_full[:, 3:] = np.einsum("lji,ljn->lin", R_a, J_rel[:, 3:])
-        for i in self.rotation_loops:
-            R_ab = R_a[i].T @ R_b[i]
-            J_full[i, 3:] = pin.Jlog3(R_ab) @ R_b[i].T @ J_rel[i, 3:]
-        J_l = J_full.reshape(-1, self.model.nv)[self.rows]  # (m, nv)
-        return Linearization(residual, J_l, J_l[:, robot.passive_v], J_l[:, robot.actuated_v])
+        full, R_aT, R_ab = self._loop_errors(p_a, p_b, R_a, R_b)
+        W = np.zeros((len(self.loops), 6, 6))
+        W[:, :3, :3] = R_aT
+        W[:, :3, 3:] = -R_aT @ skew_batch(p_b)
+        W[:, 3:, 3:] = R_aT
+        rotation = self.rotation_loops
+        W[rotation, 3:, 3:] = jlog3_batch(full[rotation, 3:]) @ R_b[rotation].transpose(0, 2, 1)
+        J_l = (W.reshape(-1, 6)[self.rows] @ self.data.J) * self.row_support  # (m, nv)
+        return Linearization(full.reshape(-1)[self.rows], J_l, J_l[:, robot.passive_v], J_l[:, robot.actuated_v])
 
     def constraint_jacobian(self, q):
         """J_l(θ) (m, nv)."""
