@@ -32,6 +32,7 @@ setup(
     entry_points={
         "console_scripts": [
             "humanoid-balance = humanoid_balance.cli:main",
+            "state_estimator = humanoid_balance.nodes.state_estimator:main",
         ],
     },
 )

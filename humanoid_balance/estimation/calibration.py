@@ -8,13 +8,17 @@ Augmenting the loop equations with the measurement rows E (a single 1 at each me
 and iterating J̃ Δθ = [−e_l; e_m] until ‖ẽ‖ < tolerance reconstructs the whole mechanism; the offsets
 are then θ_a − θ_a,raw. With as many measured passive joints as actuators, J̃ is square (n × n).
 """
+import os
+import tempfile
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+import yaml
 
-from humanoid_balance.model.errors import ModelError
+from humanoid_balance.model.errors import ModelError, ModelFileError
 
-__all__ = ["CalibrationResult", "calibrate_actuator_offsets"]
+__all__ = ["CalibrationResult", "calibrate_actuator_offsets", "load_offsets", "save_offsets"]
 
 
 class CalibrationResult(NamedTuple):
@@ -62,3 +66,34 @@ def calibrate_actuator_offsets(chain, theta_a_raw, measured_passive, initial_q=N
         iterations += 1
     offsets = q[robot.actuated_q] - np.asarray(theta_a_raw, dtype=float)
     return CalibrationResult(offsets, q, error_norm, iterations, error_norm < tolerance)
+
+
+def save_offsets(path, actuator_names, offsets):
+    """Write actuator offsets [m or rad] to a YAML file atomically: a crash mid-write leaves the old file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = {"actuator_offsets": {name: float(value) for name, value in zip(actuator_names, offsets)}}
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", delete=False) as handle:
+        yaml.safe_dump(document, handle, sort_keys=False)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(handle.name, path)
+
+
+def load_offsets(path, actuator_names):
+    """Read offsets saved by :func:`save_offsets`, in ``actuator_names`` order.
+
+    Raises:
+        ModelFileError: unreadable file, wrong layout, or a missing actuator.
+    """
+    try:
+        document = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise ModelFileError(path, None, f"cannot read actuator offsets: {error}") from None
+    table = document.get("actuator_offsets") if isinstance(document, dict) else None
+    if not isinstance(table, dict):
+        raise ModelFileError(path, "actuator_offsets", "missing or not a mapping")
+    missing = [name for name in actuator_names if name not in table]
+    if missing:
+        raise ModelFileError(path, "actuator_offsets", f"no offset for {missing}")
+    return np.array([float(table[name]) for name in actuator_names])

@@ -25,6 +25,7 @@ GRAVITY = np.array([0.0, 0.0, -9.81])  # m/s²
 class BaseEstimate(NamedTuple):
     position: np.ndarray          # base origin in the odometry frame [m]
     quaternion_xyzw: np.ndarray   # base orientation in the odometry frame
+    rotation: np.ndarray          # the same as a rotation matrix (3, 3)
     linear_velocity: np.ndarray   # base origin velocity, odometry-frame axes [m/s]
     angular_velocity: np.ndarray  # base angular velocity, base-frame axes [rad/s]
     feet_in_contact: tuple        # names of the anchored feet
@@ -110,5 +111,5 @@ class FloatingBaseEstimator:
                 touchdown = True
         if touchdown:
             self.velocity = self._from_anchors(feet_offset, feet_rate, omega_world, R, w)[1]
-        return BaseEstimate(self.position.copy(), Rotation.from_matrix(R).as_quat(), self.velocity.copy(),
+        return BaseEstimate(self.position.copy(), Rotation.from_matrix(R).as_quat(), R, self.velocity.copy(),
                             omega_base, tuple(name for name in self.feet if name in self.anchors))

@@ -1,0 +1,80 @@
+"""Full robot state from actuator encoders and an IMU: the state_estimator node's core.
+
+Per joint-state sample: relative encoders + calibrated offsets → θ̄_a; the passive-state estimator
+(Kangaroo eqs. 35–40) tracks θ = [θ_u; θ_a]; the floating-base estimator adds the base pose and twist.
+The first sample, or one after a gap longer than ``max_dt``, re-closes the loops by Newton instead of
+integrating across the gap.
+"""
+from typing import NamedTuple
+
+import numpy as np
+
+from humanoid_balance.estimation.calibration import calibrate_actuator_offsets
+from humanoid_balance.estimation.floating_base import FloatingBaseEstimator
+from humanoid_balance.estimation.passive_state import PassiveStateEstimator
+from humanoid_balance.model.closed_chain import ClosedChain
+
+__all__ = ["RobotState", "RobotStateEstimator", "ImuSample"]
+
+
+class ImuSample(NamedTuple):
+    quaternion_xyzw: np.ndarray   # orientation of the IMU frame in the world
+    angular_velocity: np.ndarray  # IMU-frame angular rate [rad/s]
+
+
+LEVEL_IMU = ImuSample(np.array([0.0, 0.0, 0.0, 1.0]), np.zeros(3))
+
+
+class RobotState(NamedTuple):
+    q: np.ndarray           # every joint, robot.joint_names order [rad or m]
+    v: np.ndarray           # every joint velocity [rad/s or m/s]
+    base: object            # floating_base.BaseEstimate
+    residual_norm: float    # ‖e_l‖ of the loop equations [m, rad]
+
+
+class RobotStateEstimator:
+    """Passive-state + floating-base estimation for a fixed-base :class:`RobotModel` (root link = base)."""
+
+    def __init__(self, robot, feet, imu_frame=None, alpha=1000.0, beta=1000.0, contact_height=0.01, max_dt=0.1):
+        self.robot = robot
+        self.chain = ClosedChain(robot)
+        self.passive = PassiveStateEstimator(self.chain, alpha=alpha, beta=beta)
+        self.base = FloatingBaseEstimator(robot, feet, imu_frame=imu_frame, contact_height=contact_height)
+        self.offsets = np.zeros(len(robot.actuated_names))
+        self.max_dt = max_dt
+        self.last_time = None
+
+    def update(self, theta_a_raw, theta_a_dot, time, imu=LEVEL_IMU):
+        """One sample: relative actuator positions [m or rad] and rates (``None``: finite differences of the
+        positions), time [s], latest IMU sample."""
+        theta_a = np.asarray(theta_a_raw, dtype=float) + self.offsets
+        dt = None if self.last_time is None else time - self.last_time
+        self.last_time = time
+        if theta_a_dot is None:
+            previous = self.passive.q[self.robot.actuated_q]
+            theta_a_dot = (theta_a - previous) / dt if dt and 0.0 < dt <= self.max_dt else np.zeros_like(theta_a)
+        if dt is None or not 0.0 < dt <= self.max_dt:
+            q = self.passive.q.copy()
+            q[self.robot.actuated_q] = theta_a
+            self.passive.q = self.chain.solve_passive(q).q
+            self.passive.v[:] = 0.0
+            self.passive.v[self.robot.actuated_v] = theta_a_dot
+            self.passive.v[self.robot.passive_v] = self.chain.mapping_jacobian(self.passive.q) @ theta_a_dot
+            state = self.passive.q, self.passive.v, float(np.linalg.norm(self.chain.residual(self.passive.q)))
+            dt = 0.0
+        else:
+            estimate = self.passive.update(theta_a, theta_a_dot, dt)
+            state = estimate.q, estimate.v, estimate.residual_norm
+        q, v, residual = state
+        base = self.base.update(q, v, imu.quaternion_xyzw, imu.angular_velocity, dt)
+        return RobotState(q.copy(), v.copy(), base, residual)
+
+    def calibrate(self, theta_a_raw, measured_passive, tolerance=1e-10, max_iterations=20):
+        """Eqs. 41–42 from relative readings and absolute passive encoders; adopt the offsets only on success."""
+        result = calibrate_actuator_offsets(self.chain, theta_a_raw, measured_passive, initial_q=self.passive.q,
+                                            tolerance=tolerance, max_iterations=max_iterations)
+        if result.converged:
+            self.offsets = result.offsets
+            self.passive.q = result.q
+            self.last_time = None
+        return result

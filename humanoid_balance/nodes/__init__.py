@@ -1,0 +1,1 @@
+"""Thin rclpy nodes: parameters, topics, one call into the core per callback."""

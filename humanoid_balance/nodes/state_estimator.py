@@ -1,0 +1,172 @@
+"""state_estimator: raw actuator encoders + IMU → every joint of the closed-chain model + floating base.
+
+    joint_states (sensor_msgs/JointState, sensor QoS) ─┐
+    imu (sensor_msgs/Imu, sensor QoS) ──────────────────┴─> RobotStateEstimator.update
+        ─> estimated_joint_states (sensor_msgs/JointState: every joint), odom (nav_msgs/Odometry)
+    ~/calibrate (std_srvs/Trigger): encoder calibration (Kangaroo eqs. 41–42), offsets saved to offsets_file
+    /diagnostics: loop residual, update rate, rejected messages
+"""
+import sys
+from pathlib import Path
+
+import numpy as np
+from geometry_msgs.msg import Point, Quaternion, Vector3
+from nav_msgs.msg import Odometry
+from rcl_interfaces.msg import FloatingPointRange
+from rclpy.node import Node
+from sensor_msgs.msg import Imu, JointState
+from std_srvs.srv import Trigger
+
+from humanoid_balance.estimation import ImuSample, RobotStateEstimator, load_offsets, save_offsets
+from humanoid_balance.estimation.robot_state import LEVEL_IMU
+from humanoid_balance.model import ModelError, load_robot
+from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, JointStateReader,
+                                           RateMeter, RejectedMessage, describe, finite, run)
+from humanoid_balance.resources import robot_files
+
+DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
+
+
+def gain(text):
+    return describe(text, floating_point_range=[FloatingPointRange(from_value=0.0, to_value=1e5)])
+
+
+class StateEstimatorNode(Node):
+    def __init__(self):
+        super().__init__("state_estimator")
+        urdf = self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF of the spanning tree", True)).value
+        loops = self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""),
+                                       describe("loop-closure YAML ('' for a serial robot)", True)).value
+        feet = self.declare_parameter("feet", ["left_sole", "right_sole"], describe("sole frames", True)).value
+        imu_frame = self.declare_parameter("imu_frame", "", describe("IMU frame ('' = root link)", True)).value
+        alpha = self.declare_parameter("alpha", 1000.0, gain("constraint-correction gain α [1/s], eq. 38")).value
+        beta = self.declare_parameter("beta", 1000.0, gain("measurement-correction gain β [1/s], eq. 38")).value
+        contact_height = self.declare_parameter(
+            "contact_height", 0.01, describe("a sole this close to the lowest one is in contact [m]")).value
+        self.odom_frame = self.declare_parameter("odom_frame", "odom", describe("odometry frame (REP-105)")).value
+        self.base_frame = self.declare_parameter("base_frame", "base_link", describe("base frame (REP-105)")).value
+        self.offsets_file = Path(self.declare_parameter(
+            "offsets_file", str(Path.home() / ".ros" / "humanoid_balance" / "actuator_offsets.yaml"),
+            describe("YAML file the calibrated actuator offsets are saved to and reloaded from", True)).value)
+        self.calibration_max_iterations = self.declare_parameter(
+            "calibration_max_iterations", 20, describe("Newton iterations allowed to calibration (eqs. 41–42)")).value
+        self.residual_warn = self.declare_parameter(
+            "residual_warn", 1e-4, describe("loop residual above which diagnostics warn [m, rad]")).value
+
+        self.robot = load_robot(urdf, loops or None)
+        self.core = RobotStateEstimator(self.robot, feet, imu_frame=imu_frame or None, alpha=alpha, beta=beta,
+                                        contact_height=contact_height)
+        self.offsets_source = "none (relative encoders read as absolute)"
+        if self.offsets_file.is_file():
+            self.core.offsets = load_offsets(self.offsets_file, self.robot.actuated_names)
+            self.offsets_source = str(self.offsets_file)
+
+        self.joints = JointStateReader("joint_states", self.robot.actuated_names, optional=self.robot.measured_names)
+        self.guard = InputGuard(self)
+        self.rate = RateMeter()
+        self.imu = None
+        self.last_state = None
+        self.last_reading = None
+
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, SENSOR_QOS)
+        self.create_subscription(Imu, "imu", self.on_imu, SENSOR_QOS)
+        self.joint_publisher = self.create_publisher(JointState, "estimated_joint_states", RELIABLE_QOS)
+        self.odom_publisher = self.create_publisher(Odometry, "odom", RELIABLE_QOS)
+        self.create_service(Trigger, "~/calibrate", self.on_calibrate)
+        self.diagnostics = Diagnostics(self, "estimation")
+        self.create_timer(1.0, self.publish_diagnostics)
+
+    def on_imu(self, message):
+        try:
+            self.guard.check_stamp("imu", message.header.stamp)
+            if message.orientation_covariance[0] == -1.0:
+                raise RejectedMessage("imu_no_orientation", "imu: orientation not provided (covariance[0] = -1)")
+            o, w = message.orientation, message.angular_velocity
+            quaternion = finite([o.x, o.y, o.z, o.w], "imu", "orientation")
+            if abs(np.linalg.norm(quaternion) - 1.0) > 1e-3:
+                raise RejectedMessage("imu_not_unit", f"imu: orientation norm {np.linalg.norm(quaternion):.4f} ≠ 1")
+            self.imu = ImuSample(quaternion, finite([w.x, w.y, w.z], "imu", "angular_velocity"))
+        except RejectedMessage as error:
+            self.guard.reject(error)
+
+    def on_joint_states(self, message):
+        try:
+            time = self.guard.check_stamp("joint_states", message.header.stamp)
+            positions, velocities, efforts, measured = self.joints.read(message)
+        except RejectedMessage as error:
+            self.guard.reject(error)
+            return
+        self.last_reading = (positions, measured)
+        state = self.core.update(positions, velocities, time, self.imu or LEVEL_IMU)
+        self.last_state = state
+        self.rate.tick()
+        self.publish(message.header.stamp, state, efforts)
+
+    def publish(self, stamp, state, actuator_efforts):
+        joints = JointState(name=list(self.robot.joint_names), position=state.q.tolist(), velocity=state.v.tolist())
+        effort = np.zeros(self.robot.nv)  # passive joints carry no motor effort
+        if actuator_efforts is not None:
+            effort[self.robot.actuated_v] = actuator_efforts
+        joints.effort = effort.tolist()
+        joints.header.stamp = stamp
+        self.joint_publisher.publish(joints)
+
+        base = state.base
+        odom = Odometry(child_frame_id=self.base_frame)
+        odom.header.stamp, odom.header.frame_id = stamp, self.odom_frame
+        odom.pose.pose.position = Point(x=base.position[0], y=base.position[1], z=base.position[2])
+        x, y, z, w = base.quaternion_xyzw
+        odom.pose.pose.orientation = Quaternion(x=x, y=y, z=z, w=w)
+        linear = base.rotation.T @ base.linear_velocity  # nav_msgs: twist in the child frame
+        odom.twist.twist.linear = Vector3(x=linear[0], y=linear[1], z=linear[2])
+        odom.twist.twist.angular = Vector3(x=base.angular_velocity[0], y=base.angular_velocity[1],
+                                           z=base.angular_velocity[2])
+        self.odom_publisher.publish(odom)
+
+    def on_calibrate(self, request, response):
+        if self.last_reading is None:
+            response.success, response.message = False, "no joint_states received yet"
+            return response
+        positions, measured = self.last_reading
+        missing = [name for name in self.robot.measured_names if name not in measured]
+        if missing:
+            response.success, response.message = False, f"joint_states lacks the absolute encoders {missing}"
+            return response
+        result = self.core.calibrate(positions, [measured[name] for name in self.robot.measured_names],
+                                     max_iterations=self.calibration_max_iterations)
+        if not result.converged:
+            response.success = False
+            response.message = (f"calibration did not converge: ‖e‖ = {result.error_norm:.3e} after "
+                                f"{result.iterations} iterations; previous offsets kept")
+            return response
+        save_offsets(self.offsets_file, self.robot.actuated_names, result.offsets)
+        self.offsets_source = str(self.offsets_file)
+        response.success = True
+        response.message = (f"calibrated in {result.iterations} iterations, ‖e‖ = {result.error_norm:.3e}; "
+                            f"offsets saved to {self.offsets_file}")
+        return response
+
+    def publish_diagnostics(self):
+        values = {"update rate [Hz]": self.rate.hz, "rejected messages": self.guard.total,
+                  "actuator offsets": self.offsets_source}
+        values.update({f"rejected: {reason}": count for reason, count in sorted(self.guard.rejected.items())})
+        if self.last_state is None:
+            self.diagnostics.publish("WARN", "waiting for joint_states", values)
+            return
+        values["loop residual"] = self.last_state.residual_norm
+        values["feet in contact"] = ", ".join(self.last_state.base.feet_in_contact) or "none"
+        if self.last_state.residual_norm > self.residual_warn:
+            level, text = "WARN", f"loop residual {self.last_state.residual_norm:.2e} above {self.residual_warn:.0e}"
+        elif self.imu is None:
+            level, text = "WARN", "no valid imu message: base orientation assumed level"
+        else:
+            level, text = "OK", "estimating"
+        self.diagnostics.publish(level, text, values)
+
+
+def main(args=None):
+    try:
+        return run(StateEstimatorNode, args)
+    except ModelError as error:
+        print(f"state_estimator: error: {error}", file=sys.stderr)
+        return 1

@@ -1,0 +1,64 @@
+"""An rclpy node living in the test process, used to talk to a node under test in another process."""
+import time
+
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+
+RELIABLE = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
+
+
+class Probe:
+    """Publishers, recording subscriptions and service calls on a private rclpy context."""
+
+    def __init__(self, name="probe"):
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.node = Node(name, context=self.context)
+        self.executor = rclpy.executors.SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.received = {}
+        self.diagnostics = {}
+        self.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, RELIABLE)
+
+    def publisher(self, message_type, topic, sensor=True):
+        return self.node.create_publisher(message_type, topic, qos_profile_sensor_data if sensor else RELIABLE)
+
+    def record(self, message_type, topic):
+        self.received[topic] = []
+        self.node.create_subscription(message_type, topic, self.received[topic].append, RELIABLE)
+        return self.received[topic]
+
+    def _on_diagnostics(self, array):
+        for status in array.status:
+            self.diagnostics[status.name] = status
+
+    def spin_until(self, condition, timeout=20.0, on_tick=None, period=0.01):
+        """Spin (calling ``on_tick`` every ``period`` s) until ``condition()`` holds; returns whether it did."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if on_tick is not None:
+                on_tick()
+            self.executor.spin_once(timeout_sec=period)
+            if condition():
+                return True
+        return False
+
+    def call(self, service_type, name, request, timeout=30.0):
+        client = self.node.create_client(service_type, name)
+        if not self.spin_until(client.service_is_ready, timeout):
+            raise TimeoutError(f"service {name} did not appear")
+        future = client.call_async(request)
+        if not self.spin_until(future.done, timeout):
+            raise TimeoutError(f"service {name} did not answer")
+        return future.result()
+
+    def diagnostic_values(self, name):
+        status = self.diagnostics.get(name)
+        return None if status is None else {kv.key: kv.value for kv in status.values}
+
+    def close(self):
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.context)

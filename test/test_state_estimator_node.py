@@ -1,0 +1,166 @@
+"""state_estimator in its own process, over DDS: passive joints, calibration service, bad input."""
+import math
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from nav_msgs.msg import Odometry
+from sensor_msgs.msg import Imu, JointState
+from std_srvs.srv import Trigger
+
+from model_fixtures import closed_configuration, load
+from ros_probe import Probe
+from ros_processes import start, stop
+
+pytestmark = pytest.mark.dds
+EXECUTABLE = shutil.which("state_estimator", path=str(Path(sys.executable).parent))
+DIAGNOSTIC = "state_estimator: estimation"
+
+
+@pytest.fixture(scope="module")
+def kangaroo():
+    robot, chain = load("kangaroo_like")
+    truth = closed_configuration(robot, chain, np.random.default_rng(31), fraction=0.5)
+    return robot, truth
+
+
+class Session:
+    """The node under test plus a probe that feeds it joint_states and imu."""
+
+    def __init__(self, offsets_file, robot, extra_parameters=()):
+        parameters = ["-p", f"offsets_file:={offsets_file}", *extra_parameters]
+        self.process = start([EXECUTABLE], ros_args=parameters)
+        self.probe = Probe("state_estimator_probe")
+        self.robot = robot
+        self.joint_states = self.probe.publisher(JointState, "joint_states")
+        self.imu = self.probe.publisher(Imu, "imu")
+        self.estimated = self.probe.record(JointState, "estimated_joint_states")
+        self.odom = self.probe.record(Odometry, "odom")
+        self.time = 1000.0
+        self.result = None
+
+    def send(self, names, positions, velocities=None, stamp=None):
+        message = JointState(name=list(names), position=[float(p) for p in positions])
+        if velocities is not None:
+            message.velocity = [float(v) for v in velocities]
+        self.time += 0.005
+        seconds = self.time if stamp is None else stamp
+        message.header.stamp.sec, message.header.stamp.nanosec = int(seconds), int((seconds % 1) * 1e9)
+        self.joint_states.publish(message)
+        imu = Imu()
+        imu.header.stamp.sec, imu.header.stamp.nanosec = int(self.time), int((self.time % 1) * 1e9)
+        imu.orientation.w = 1.0
+        self.imu.publish(imu)
+
+    def stream(self, names, positions, count_more, timeout=30.0):
+        target = len(self.estimated) + count_more
+        assert self.probe.spin_until(lambda: len(self.estimated) >= target, timeout,
+                                     on_tick=lambda: self.send(names, positions, np.zeros(len(names))),
+                                     period=0.005), f"no estimated_joint_states; node stderr: {self.stop()[2]}"
+
+    def stop(self):
+        if self.result is None:
+            self.probe.close()
+            self.result = stop(self.process)
+        return self.result
+
+
+def joint_readings(robot, q, names):
+    return [q[robot.joint_q_index(name)] for name in names]
+
+
+def test_publishes_passive_joints_of_the_closed_loops(tmp_path, kangaroo):
+    robot, truth = kangaroo
+    session = Session(tmp_path / "offsets.yaml", robot)
+    try:
+        # Reversed order plus an unrelated joint: the node must index by name and ignore extras.
+        names = list(reversed(robot.actuated_names)) + ["some_other_joint"]
+        positions = joint_readings(robot, truth, reversed(robot.actuated_names)) + [0.3]
+        session.stream(names, positions, 20)
+        last = session.estimated[-1]
+        assert list(last.name) == list(robot.joint_names)
+        estimate = np.array(last.position)
+        np.testing.assert_allclose(estimate[robot.passive_q], truth[robot.passive_q], atol=1e-6)
+        np.testing.assert_allclose(estimate[robot.actuated_q], truth[robot.actuated_q], atol=1e-9)
+        assert session.odom and session.odom[-1].header.frame_id == "odom"
+        assert session.odom[-1].child_frame_id == "base_link"
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
+
+
+def test_bad_input_is_rejected_counted_and_the_last_good_state_kept(tmp_path, kangaroo):
+    robot, truth = kangaroo
+    session = Session(tmp_path / "offsets.yaml", robot)
+    names = list(robot.actuated_names)
+    good = joint_readings(robot, truth, names)
+    try:
+        session.stream(names, good, 5)
+        bad_nan = list(good)
+        bad_nan[0] = math.nan
+        session.send(names, bad_nan)                                  # NaN
+        session.send(names[1:], good[1:])                             # a required joint missing
+        session.send(names, good, velocities=[0.0])                   # arrays of mismatched lengths
+        session.send(names, good, stamp=1.0)                          # stamp going backwards
+        expected = {"rejected: not_finite": "1", "rejected: missing_joints": "1",
+                    "rejected: length_mismatch": "1", "rejected: stamp_backwards": "1"}
+
+        def counted():
+            values = session.probe.diagnostic_values(DIAGNOSTIC) or {}
+            return all(values.get(key) == value for key, value in expected.items())
+
+        assert session.probe.spin_until(counted, 10.0), session.probe.diagnostic_values(DIAGNOSTIC)
+        session.stream(names, good, 5)  # still alive, still right
+        np.testing.assert_allclose(np.array(session.estimated[-1].position)[robot.passive_q],
+                                   truth[robot.passive_q], atol=1e-6)
+        assert all(np.all(np.isfinite(m.position)) for m in session.estimated)
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
+
+
+def test_calibration_service_saves_offsets_that_a_restart_reuses(tmp_path, kangaroo):
+    robot, truth = kangaroo
+    rng = np.random.default_rng(32)
+    offsets = rng.uniform(-0.004, 0.004, len(robot.actuated_names))  # relative encoders, [m]
+    raw = np.array(joint_readings(robot, truth, robot.actuated_names)) - offsets
+    names = list(robot.actuated_names) + list(robot.measured_names)
+    readings = list(raw) + joint_readings(robot, truth, robot.measured_names)
+    offsets_file = tmp_path / "offsets.yaml"
+
+    session = Session(offsets_file, robot)
+    try:
+        session.stream(names, readings, 3)
+        response = session.probe.call(Trigger, "/state_estimator/calibrate", Trigger.Request())
+        assert response.success, response.message
+        assert "saved to" in response.message
+        session.stream(names, readings, 10)
+        np.testing.assert_allclose(np.array(session.estimated[-1].position), truth, atol=1e-6)
+    finally:
+        session.stop()
+    assert offsets_file.is_file()
+
+    restarted = Session(offsets_file, robot)
+    try:
+        restarted.stream(names, readings, 10)
+        np.testing.assert_allclose(np.array(restarted.estimated[-1].position), truth, atol=1e-6)
+    finally:
+        restarted.stop()
+
+
+def test_calibration_that_does_not_converge_keeps_previous_offsets(tmp_path, kangaroo):
+    robot, truth = kangaroo
+    names = list(robot.actuated_names) + list(robot.measured_names)
+    readings = joint_readings(robot, truth, robot.actuated_names) + [x + 0.3 for x in
+                                                                     joint_readings(robot, truth, robot.measured_names)]
+    session = Session(tmp_path / "offsets.yaml", robot, ["-p", "calibration_max_iterations:=1"])
+    try:
+        session.stream(names, readings, 3)
+        response = session.probe.call(Trigger, "/state_estimator/calibrate", Trigger.Request())
+        assert not response.success
+        assert "did not converge: ‖e‖ = " in response.message and "previous offsets kept" in response.message
+        assert not (tmp_path / "offsets.yaml").exists()
+    finally:
+        session.stop()
