@@ -15,7 +15,9 @@ estimate on its assembly branch.
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg import lu_factor, lu_solve
+from scipy.linalg import lapack
+
+from humanoid_balance.model.errors import SingularConfigurationError
 
 __all__ = ["PassiveStateEstimator", "PassiveState"]
 
@@ -41,16 +43,17 @@ class PassiveStateEstimator:
         """One estimator step with measured θ̄_a [m or rad], θ̄̇_a [m/s or rad/s] and time step dt [s]."""
         robot = self.robot
         lin = self.chain.linearize(self.q)
-        n_a = len(robot.actuated_q)
-        # One LU of J_l,u serves both J_m = −J_l,u⁻¹ J_l,a and J_l,u⁻¹ e_l.
-        solved = lu_solve(lu_factor(lin.J_lu, check_finite=False),
-                          np.column_stack([lin.J_la, lin.residual]), check_finite=False)
-        J_m, correction = -solved[:, :n_a], solved[:, n_a]
         alpha, beta = min(self.alpha, 1.0 / dt), min(self.beta, 1.0 / dt)
         theta_a_rate = theta_a_dot + beta * (theta_a - self.q[robot.actuated_q])
-        passive_rate = J_m @ theta_a_rate - alpha * correction
+        # J_m x = −J_l,u⁻¹ (J_l,a x): one LU of J_l,u for the three vectors the step needs.
+        rhs = np.column_stack([lin.J_la @ theta_a_rate, lin.J_la @ theta_a_dot, lin.residual])
+        _, _, solved, info = lapack.dgesv(lin.J_lu, rhs)
+        if info != 0:
+            raise SingularConfigurationError(f"J_l,u is singular at the estimate (LAPACK dgesv info {info})",
+                                             float("inf"), float("inf"))
+        passive_rate = -solved[:, 0] - alpha * solved[:, 2]
         self.q[robot.passive_q] += dt * passive_rate
         self.q[robot.actuated_q] += dt * theta_a_rate
-        self.v[robot.passive_v] = J_m @ theta_a_dot
+        self.v[robot.passive_v] = -solved[:, 1]
         self.v[robot.actuated_v] = theta_a_dot
         return PassiveState(self.q.copy(), self.v.copy(), float(np.linalg.norm(lin.residual)))

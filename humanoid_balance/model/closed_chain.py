@@ -24,21 +24,25 @@ __all__ = ["ClosedChain", "Linearization", "PassiveSolution", "jlog3_batch", "lo
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
 
+_SKEW_ROWS, _SKEW_COLS = np.array([0, 0, 1, 1, 2, 2]), np.array([1, 2, 0, 2, 0, 1])
+_SKEW_COMPONENT, _SKEW_SIGN = np.array([2, 1, 2, 0, 1, 0]), np.array([-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])
+
+
 def skew_batch(vectors):
     """[v]× for each row of ``vectors`` (k, 3) → (k, 3, 3)."""
-    x, y, z = vectors[:, 0], vectors[:, 1], vectors[:, 2]
-    zero = np.zeros_like(x)
-    return np.stack([np.stack([zero, -z, y], -1), np.stack([z, zero, -x], -1), np.stack([-y, x, zero], -1)], -2)
+    result = np.zeros((len(vectors), 3, 3))
+    result[:, _SKEW_ROWS, _SKEW_COLS] = vectors[:, _SKEW_COMPONENT] * _SKEW_SIGN
+    return result
 
 
 def log3_batch(rotations):
     """log3 of each rotation (k, 3, 3) → (k, 3) [rad]; pinocchio.log3 where the angle nears π."""
-    cos_angle = np.clip((np.trace(rotations, axis1=1, axis2=2) - 1.0) / 2.0, -1.0, 1.0)
+    cos_angle = np.clip((rotations[:, 0, 0] + rotations[:, 1, 1] + rotations[:, 2, 2] - 1.0) / 2.0, -1.0, 1.0)
     angle = np.arccos(cos_angle)
-    antisymmetric = np.stack([rotations[:, 2, 1] - rotations[:, 1, 2], rotations[:, 0, 2] - rotations[:, 2, 0],
-                              rotations[:, 1, 0] - rotations[:, 0, 1]], -1)
-    small = angle < 1e-4
-    scale = np.where(small, 0.5 + angle ** 2 / 12.0, angle / (2.0 * np.sin(np.where(small, 1.0, angle))))
+    antisymmetric = rotations[:, (2, 0, 1), (1, 2, 0)] - rotations[:, (1, 2, 0), (2, 0, 1)]
+    if angle.max(initial=0.0) < 1e-4:
+        return (0.5 + angle ** 2 / 12.0)[:, None] * antisymmetric  # series of θ / (2 sin θ)
+    scale = np.where(angle < 1e-4, 0.5 + angle ** 2 / 12.0, angle / (2.0 * np.sin(np.maximum(angle, 1e-4))))
     result = scale[:, None] * antisymmetric
     for i in np.flatnonzero(angle > np.pi - 1e-3):
         result[i] = pin.log3(rotations[i])
@@ -161,7 +165,10 @@ class ClosedChain:
         W[:, :3, 3:] = -R_aT @ skew_batch(p_b)
         W[:, 3:, 3:] = R_aT
         rotation = self.rotation_loops
-        W[rotation, 3:, 3:] = jlog3_batch(full[rotation, 3:]) @ R_b[rotation].transpose(0, 2, 1)
+        R_bT = R_b[rotation].transpose(0, 2, 1)
+        log_vectors = full[rotation, 3:]
+        # Jlog3 = I + O(θ): below 1e-8 rad the identity is exact to the precision of the Jacobian itself.
+        W[rotation, 3:, 3:] = R_bT if np.abs(log_vectors).max(initial=0.0) < 1e-8 else jlog3_batch(log_vectors) @ R_bT
         J_l = (W.reshape(-1, 6)[self.rows] @ self.data.J) * self.row_support  # (m, nv)
         return Linearization(full.reshape(-1)[self.rows], J_l, J_l[:, robot.passive_v], J_l[:, robot.actuated_v])
 
