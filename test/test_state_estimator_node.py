@@ -91,6 +91,18 @@ def test_publishes_passive_joints_of_the_closed_loops(tmp_path, kangaroo):
     assert returncode == 0, stderr
 
 
+def test_starts_with_the_shipped_parameter_file_and_reports_diagnostics(tmp_path, kangaroo):
+    robot, _ = kangaroo
+    parameters = Path(__file__).resolve().parents[1] / "config" / "state_estimator.yaml"
+    session = Session(tmp_path / "offsets.yaml", robot, ["--params-file", str(parameters)])
+    try:
+        assert session.probe.spin_until(lambda: DIAGNOSTIC in session.probe.diagnostics, 15.0)
+        assert session.probe.diagnostics[DIAGNOSTIC].message == "waiting for joint_states"
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
+
+
 def test_bad_input_is_rejected_counted_and_the_last_good_state_kept(tmp_path, kangaroo):
     robot, truth = kangaroo
     session = Session(tmp_path / "offsets.yaml", robot)

@@ -1,0 +1,36 @@
+"""The balance suite for a real robot or Gazebo (no simulator): remap its inputs onto ros2_control's
+broadcasters with launch arguments.
+
+    ros2 launch humanoid_balance balance.launch.py \
+        joint_states_topic:=/joint_states imu_topic:=/imu_sensor_broadcaster/imu
+"""
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackageShare
+
+
+def generate_launch_description():
+    share = FindPackageShare("humanoid_balance")
+    arguments = [
+        DeclareLaunchArgument("urdf_file", default_value=PathJoinSubstitution([share, "urdf", "kangaroo_like.urdf"]),
+                              description="URDF of the robot's spanning tree"),
+        DeclareLaunchArgument("loops_file",
+                              default_value=PathJoinSubstitution([share, "config", "kangaroo_like.loops.yaml"]),
+                              description="loop-closure YAML ('' for a serial robot)"),
+        DeclareLaunchArgument("joint_states_topic", default_value="/joint_states",
+                              description="joint_state_broadcaster output (actuated + measured passive joints)"),
+        DeclareLaunchArgument("imu_topic", default_value="/imu_sensor_broadcaster/imu",
+                              description="imu_sensor_broadcaster output"),
+        DeclareLaunchArgument("use_sim_time", default_value="false", description="follow /clock"),
+    ]
+    robot = {"urdf_file": LaunchConfiguration("urdf_file"), "loops_file": LaunchConfiguration("loops_file"),
+             "use_sim_time": LaunchConfiguration("use_sim_time")}
+    state_estimator = Node(
+        package="humanoid_balance", executable="state_estimator", name="state_estimator", output="screen",
+        parameters=[PathJoinSubstitution([share, "config", "state_estimator.yaml"]), robot],
+        remappings=[("joint_states", LaunchConfiguration("joint_states_topic")),
+                    ("imu", LaunchConfiguration("imu_topic"))],
+    )
+    return LaunchDescription([*arguments, state_estimator])
