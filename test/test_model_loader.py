@@ -52,3 +52,10 @@ def test_valid_files_load():
     spec = load_loop_closures(ROBOT_FILES["crank_slider"][1])
     assert spec.actuators["actuator"].kind == "ballscrew"
     assert spec.constrained_axes_count == 2
+
+
+def test_passive_joint_outside_every_loop_is_named():
+    with pytest.raises(ModelFileError) as raised:
+        load_robot(DATA / "slider_turntable.urdf", BAD / "loose_passive.loops.yaml")
+    assert raised.value.entry == "loops"
+    assert "passive joints ['spin'] belong to no loop" in raised.value.detail

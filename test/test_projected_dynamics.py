@@ -9,12 +9,6 @@ from humanoid_balance.model import (contact_forces_from_actuator_efforts, projec
 from model_fixtures import closed_configuration, consistent_velocity, load
 
 
-def full_mass_matrix(robot, q):
-    data = robot.model.createData()
-    M = pin.crba(robot.model, data, q)
-    return np.triu(M) + np.triu(M, 1).T
-
-
 @pytest.mark.parametrize("name, floating_base", [("crank_slider", False), ("kangaroo_like", True)])
 def test_projected_dynamics_match_constrained_forward_dynamics(name, floating_base):
     """Solve M ν̇ + h = Sτ + J_lᵀλ, J_l ν̇ = −J̇_l ν as one KKT system; the projected model must give the
@@ -25,7 +19,7 @@ def test_projected_dynamics_match_constrained_forward_dynamics(name, floating_ba
     v = consistent_velocity(robot, chain, q, rng)
     tau = rng.normal(size=len(robot.actuated_v)) * 20.0
 
-    M = full_mass_matrix(robot, q)
+    M = pin.crba(robot.model, robot.model.createData(), q)
     h = pin.nonLinearEffects(robot.model, robot.model.createData(), q, v)
     J_l = chain.constraint_jacobian(q)
     S_tau = np.zeros(robot.nv)

@@ -53,7 +53,6 @@ class Centroidal:
     def mass_matrix(self, q):
         """M_m = Gᵀ M G (Kangaroo appendix B) [kg, kg·m, kg·m²]."""
         M = pin.crba(self.model, self.data, q)
-        M = np.triu(M) + np.triu(M, 1).T
         G = self.chain.velocity_map(q)
         return G.T @ M @ G
 

@@ -32,7 +32,6 @@ def projected_dynamics(chain, q, v):
     lin = chain.linearize(q)
     G = chain.velocity_map(q, lin)
     M = pin.crba(model, data, q)
-    M = np.triu(M) + np.triu(M, 1).T  # crba fills the upper triangle
     h = pin.nonLinearEffects(model, data, q, v)
     b = np.zeros(model.nv)
     if chain.m:

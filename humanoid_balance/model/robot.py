@@ -133,18 +133,6 @@ def _check_names(spec, model, joint_names):
             raise ModelFileError(spec.path, "measured_passive", f"'{name}' is actuated, not passive")
 
 
-def _check_every_passive_joint_is_in_a_loop(spec, model, passive_names):
-    in_loops = set()
-    for loop in spec.loops:
-        supports = [set(model.supports[model.frames[model.getFrameId(name)].parentJoint]) for name in
-                    (loop.frame_a, loop.frame_b)]
-        in_loops |= supports[0] ^ supports[1]
-    loose = [name for name in passive_names if model.getJointId(name) not in in_loops]
-    if loose:
-        raise ModelFileError(spec.path, "loops", f"passive joints {loose} belong to no loop, so nothing "
-                             "determines them; list them in 'actuated' or add the loop that closes them")
-
-
 def load_robot(urdf_path, loops_path=None, floating_base=False, closure_tolerance=1e-9):
     """Load a URDF (+ optional loop-closure YAML) and close every loop from the reference configuration.
 
@@ -166,7 +154,6 @@ def load_robot(urdf_path, loops_path=None, floating_base=False, closure_toleranc
                              f"the loops constrain {spec.constrained_axes_count} axes but the robot has "
                              f"{len(passive_names)} passive joints (every non-root joint not in 'actuated'); "
                              "these must be equal (Kangaroo paper, Assumption 2)")
-    _check_every_passive_joint_is_in_a_loop(spec, model, passive_names)
 
     def q_index(names):
         return np.array([model.joints[model.getJointId(n)].idx_q for n in names], dtype=int)
@@ -186,12 +173,16 @@ def load_robot(urdf_path, loops_path=None, floating_base=False, closure_toleranc
         output_q=q_index(spec.outputs), output_v=v_index(spec.outputs), reference_q=reference,
     )
     if spec.loops:
-        robot.reference_q = _close_reference(robot, closure_tolerance)
+        robot.reference_q = _close_reference(robot, ClosedChain(robot), closure_tolerance)
     return robot
 
 
-def _close_reference(robot, tolerance):
-    chain = ClosedChain(robot)
+def _close_reference(robot, chain, tolerance):
+    loose = [name for name, column in zip(robot.passive_names, robot.passive_v)
+             if not chain.relative_support[:, column].any()]
+    if loose:
+        raise ModelFileError(robot.spec.path, "loops", f"passive joints {loose} belong to no loop, so nothing "
+                             "determines them; list them in 'actuated' or add the loop that closes them")
     try:
         return chain.solve_passive(robot.reference_q, tolerance=tolerance).q
     except (ClosureError, SingularConfigurationError) as error:
