@@ -30,14 +30,18 @@ class CalibrationResult(NamedTuple):
 
 
 def calibrate_actuator_offsets(chain, theta_a_raw, measured_passive, initial_q=None, tolerance=1e-10,
-                               max_iterations=20):
+                               max_iterations=20, max_step=0.05):
     """Solve eqs. 41–42 for the actuator offsets.
+
+    Each Newton step on J̃ Δθ = [−e_l; e_m] is scaled to at most ``max_step`` [rad or m] and halved until
+    ‖ẽ‖ decreases, so the iteration stays on the assembly branch it starts on.
 
     Args:
         theta_a_raw: relative actuator readings, in ``robot.actuated_names`` order [m or rad].
         measured_passive: absolute readings of ``robot.measured_names`` [rad or m].
-        initial_q: starting configuration (default: the reference one) whose passive joints seed the
-            iteration; the actuated joints start from ``theta_a_raw``.
+        initial_q: starting configuration — best the closed configuration tracking the raw readings, as the
+            passive-state estimator provides (default: the reference one); the actuated joints start from
+            ``theta_a_raw``.
     """
     robot = chain.robot
     measured_v = np.array([robot.joint_v_index(name) for name in robot.measured_names], dtype=int)
@@ -49,21 +53,32 @@ def calibrate_actuator_offsets(chain, theta_a_raw, measured_passive, initial_q=N
                          f"(one per actuator), the loop file lists {len(measured_v)}")
     E = np.zeros((len(measured_v), robot.nv))
     E[np.arange(len(measured_v)), measured_v] = 1.0
-    q = np.array(robot.reference_q if initial_q is None else initial_q, dtype=float)
-    q[robot.actuated_q] = theta_a_raw
     measured_passive = np.asarray(measured_passive, dtype=float)
 
+    def augmented_error(q):  # ẽ of eq. 42
+        return np.concatenate([chain.residual(q), q[measured_q] - measured_passive])
+
+    q = np.array(robot.reference_q if initial_q is None else initial_q, dtype=float)
+    q[robot.actuated_q] = theta_a_raw
+    error_norm = float(np.linalg.norm(augmented_error(q)))
     iterations = 0
-    while True:
-        lin = chain.linearize(q)
-        e_m = measured_passive - q[measured_q]
-        error_norm = float(np.linalg.norm(np.concatenate([lin.residual, e_m])))
-        if error_norm < tolerance or iterations == max_iterations:
-            break
-        J_tilde = np.vstack([lin.J_l, E])[:, joints_v]  # eq. 41, joint columns only
-        step = np.linalg.lstsq(J_tilde, np.concatenate([-lin.residual, e_m]), rcond=None)[0]
-        q[joints_q] += step
+    while error_norm >= tolerance and iterations < max_iterations:
         iterations += 1
+        lin = chain.linearize(q)
+        J_tilde = np.vstack([lin.J_l, E])[:, joints_v]  # eq. 41, joint columns only
+        step = np.linalg.lstsq(J_tilde, np.concatenate([-lin.residual, measured_passive - q[measured_q]]),
+                               rcond=None)[0]
+        step *= min(1.0, max_step / np.abs(step).max())
+        for _ in range(30):
+            candidate = q.copy()
+            candidate[joints_q] += step
+            candidate_norm = float(np.linalg.norm(augmented_error(candidate)))
+            if candidate_norm < error_norm:
+                break
+            step *= 0.5
+        else:
+            break
+        q, error_norm = candidate, candidate_norm
     offsets = q[robot.actuated_q] - np.asarray(theta_a_raw, dtype=float)
     return CalibrationResult(offsets, q, error_norm, iterations, error_norm < tolerance)
 
