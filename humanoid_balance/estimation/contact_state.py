@@ -1,0 +1,124 @@
+"""Contact estimation: the contact_estimator node's core.
+
+Per update, every foot's wrench comes either from its F/T sensor (changed into the sole frame) or from
+the actuator efforts through the closed chains (Kangaroo eqs. 45–47). Each wrench is low-pass filtered
+(2nd-order Butterworth), then gives the foot's centre of pressure, its contact phase (hysteresis on the
+normal force) and whether the CoP lies inside the sole; all feet together give the ZMP on the ground
+plane and the support polygon (convex hull of the soles in contact). Units: N, N·m, m.
+"""
+from typing import NamedTuple, Optional
+
+import numpy as np
+import pinocchio as pin
+from scipy.spatial import ConvexHull, QhullError
+
+from humanoid_balance.estimation.butterworth import ButterworthLowPass
+from humanoid_balance.estimation.contact_wrench import (CONTACT, UNKNOWN, ContactHysteresis, center_of_pressure,
+                                                        wrench_in_frame, zero_moment_point)
+from humanoid_balance.estimation.quasi_static_contact import QuasiStaticContactEstimator
+from humanoid_balance.model.soles import sole_rectangle
+
+__all__ = ["ContactEstimator", "ContactEstimate", "FootContact", "FT_SENSORS", "ACTUATOR_FORCES"]
+
+FT_SENSORS, ACTUATOR_FORCES = "ft_sensors", "actuator_forces"
+
+
+class FootContact(NamedTuple):
+    wrench: Optional[np.ndarray]      # filtered [f; τ] in the sole frame about its origin, None if unknown
+    cop_sole: Optional[np.ndarray]    # CoP (x, y) in the sole frame, None below the CoP force threshold
+    cop_world: Optional[np.ndarray]   # the same point in the world frame
+    state: int                        # CONTACT, AERIAL or UNKNOWN
+    cop_inside: Optional[bool]        # CoP within the sole rectangle
+    sole_placement: pin.SE3           # sole frame in the world
+
+
+class ContactEstimate(NamedTuple):
+    feet: tuple                       # FootContact per foot, in the order of the constructor's ``soles``
+    zmp: Optional[np.ndarray]         # world frame, on the ground plane; None without load
+    support_polygon: np.ndarray       # (k, 3) counter-clockwise world points on the ground plane
+    normal_force: float               # total f_z of the known feet [N]
+
+
+class ContactEstimator:
+    """Foot wrenches, CoPs, ZMP and contact phases of a floating-base :class:`RobotModel`.
+
+    Args:
+        soles: sole frame names, one per foot.
+        mode: ``ft_sensors`` or ``actuator_forces``.
+        cutoff, sample_rate: low-pass cutoff and update rate [Hz] (paper: 5 Hz).
+        contact_on, contact_off: hysteresis thresholds on the normal force [N].
+        min_cop_force: normal force below which a foot's CoP is undefined [N].
+    """
+
+    def __init__(self, robot, soles, mode=FT_SENSORS, cutoff=5.0, sample_rate=500.0, contact_on=40.0,
+                 contact_off=20.0, min_cop_force=5.0, efforts_are_motor_torques=False):
+        if mode not in (FT_SENSORS, ACTUATOR_FORCES):
+            raise ValueError(f"mode must be '{FT_SENSORS}' or '{ACTUATOR_FORCES}', got '{mode}'")
+        self.robot = robot
+        self.model = robot.model
+        self.data = robot.model.createData()
+        self.mode = mode
+        self.soles = tuple(soles)
+        self.sole_ids = [robot.frame_id(name) for name in self.soles]
+        self.rectangles = [sole_rectangle(robot, name) for name in self.soles]
+        self.filters = [ButterworthLowPass(cutoff, sample_rate, 6) for _ in self.soles]
+        self.phases = [ContactHysteresis(contact_on, contact_off) for _ in self.soles]
+        self.min_cop_force = min_cop_force
+        self.quasi_static = (QuasiStaticContactEstimator(robot, self.soles, efforts_are_motor_torques)
+                             if mode == ACTUATOR_FORCES else None)
+
+    def configuration(self, joint_positions, base_position, base_quaternion_xyzw):
+        """Pinocchio configuration from the base pose and every joint (``robot.joint_names`` order)."""
+        return np.concatenate([base_position, base_quaternion_xyzw, joint_positions])
+
+    def update(self, q, actuator_efforts=None, sensor_wrenches=None):
+        """One estimate at configuration ``q``.
+
+        Args:
+            actuator_efforts: ``actuator_forces`` mode, in ``robot.actuated_names`` order [N or N·m].
+            sensor_wrenches: ``ft_sensors`` mode, per foot ``(sensor_frame, [f; τ])`` or None when unknown
+                (e.g. the topic went silent).
+        """
+        pin.framesForwardKinematics(self.model, self.data, q)
+        sole_placements = [self.data.oMf[frame].copy() for frame in self.sole_ids]
+        if self.mode == ACTUATOR_FORCES:
+            raw = list(self.quasi_static.estimate(q, actuator_efforts))
+        else:
+            raw = [None if reading is None else
+                   wrench_in_frame(placement.actInv(self.data.oMf[self.model.getFrameId(reading[0])]), reading[1])
+                   for placement, reading in zip(sole_placements, sensor_wrenches)]
+
+        feet = []
+        for wrench, placement, rectangle, lowpass, phase in zip(raw, sole_placements, self.rectangles, self.filters,
+                                                                 self.phases):
+            if wrench is None:
+                lowpass.reset()
+                phase.update(None)
+                feet.append(FootContact(None, None, None, UNKNOWN, None, placement))
+                continue
+            wrench = lowpass.update(wrench)
+            state = phase.update(wrench[2])
+            cop = center_of_pressure(wrench, self.min_cop_force)
+            cop_world = None if cop is None else placement.act(np.array([cop[0], cop[1], 0.0]))
+            inside = None if cop is None else rectangle.contains(cop[0], cop[1])
+            feet.append(FootContact(wrench, cop, cop_world, state, inside, placement))
+
+        known = [foot for foot in feet if foot.wrench is not None]
+        touching = [foot for foot in feet if foot.state == CONTACT]
+        ground = np.mean([foot.sole_placement.translation[2] for foot in (touching or known)]) if known else 0.0
+        world_wrenches = [foot.sole_placement.act(pin.Force(foot.wrench)).vector for foot in known]
+        zmp = zero_moment_point(world_wrenches, ground, self.min_cop_force) if known else None
+        normal = float(sum(w[2] for w in world_wrenches))
+        return ContactEstimate(tuple(feet), zmp, self._support_polygon(feet, ground), normal)
+
+    def _support_polygon(self, feet, ground):
+        corners = [foot.sole_placement.act(corner)[:2] for foot, rectangle in zip(feet, self.rectangles)
+                   if foot.state == CONTACT for corner in rectangle.corners()]
+        if len(corners) < 3:
+            return np.zeros((0, 3))
+        corners = np.array(corners)
+        try:
+            hull = corners[ConvexHull(corners).vertices]  # counter-clockwise in 2-D
+        except QhullError:
+            return np.zeros((0, 3))
+        return np.column_stack([hull, np.full(len(hull), ground)])

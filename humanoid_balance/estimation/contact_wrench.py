@@ -1,0 +1,64 @@
+"""Where the robot pushes on the ground: foot wrenches, centres of pressure, ZMP and contact phase.
+
+- F/T sensor wrench → sole frame (a change of frame and reduction point of a force, pinocchio ``Force``);
+- centre of pressure of a foot, in its sole frame: p = (−τ_y / f_z, τ_x / f_z);
+- zero-moment point of all feet on the ground plane z = h (Choi–Kim section 2; Sugihara–Nakamura eqs. 3–4):
+  the point where the horizontal moment of the total contact wrench vanishes;
+- contact vs aerial phase from the normal force with hysteresis (Sugihara–Nakamura section 2: f_z > 0 in
+  contact, f_z = 0 in the air).
+Units: N, N·m, m.
+"""
+import numpy as np
+import pinocchio as pin
+
+__all__ = ["wrench_in_frame", "center_of_pressure", "zero_moment_point", "ContactHysteresis", "CONTACT", "AERIAL",
+           "UNKNOWN"]
+
+CONTACT, AERIAL, UNKNOWN = 1, 0, -1
+"""Contact states, as published on contact/<foot>/state (std_msgs/Int8)."""
+
+
+def wrench_in_frame(target_M_source, wrench):
+    """A wrench [f; τ] given in ``source`` (about its origin) expressed in ``target`` about its origin."""
+    return target_M_source.act(pin.Force(np.asarray(wrench, dtype=float))).vector
+
+
+def center_of_pressure(wrench, min_normal_force):
+    """CoP (x, y) [m] in the frame of ``wrench`` (its xy plane = contact surface), or None when f_z is too small."""
+    f_z = wrench[2]
+    if f_z < min_normal_force:
+        return None
+    return np.array([-wrench[4] / f_z, wrench[3] / f_z])
+
+
+def zero_moment_point(wrenches_world, ground_height, min_normal_force):
+    """ZMP (x, y, h) [m] of wrenches [f; τ] expressed in the world frame about its origin, on the plane z = h.
+
+    The moment about p = (x, y, h) is τ − p × f; its horizontal part vanishes at
+    x = (h f_x − τ_y) / f_z,  y = (h f_y + τ_x) / f_z.  Returns None when the total f_z < ``min_normal_force``.
+    """
+    total = np.sum(wrenches_world, axis=0)
+    f, tau = total[:3], total[3:]
+    if f[2] < min_normal_force:
+        return None
+    h = ground_height
+    return np.array([(h * f[0] - tau[1]) / f[2], (h * f[1] + tau[0]) / f[2], h])
+
+
+class ContactHysteresis:
+    """Contact phase of one foot from its normal force: contact above ``on`` [N], aerial below ``off`` [N]."""
+
+    def __init__(self, on, off):
+        if not on > off >= 0.0:
+            raise ValueError(f"contact thresholds need on > off >= 0 N, got on={on}, off={off}")
+        self.on, self.off = on, off
+        self.state = UNKNOWN
+
+    def update(self, normal_force):
+        if normal_force is None:
+            self.state = UNKNOWN
+        elif normal_force > self.on:
+            self.state = CONTACT
+        elif normal_force < self.off or self.state == UNKNOWN:  # in the band, a new foot starts aerial
+            self.state = AERIAL
+        return self.state

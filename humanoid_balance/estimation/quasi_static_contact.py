@@ -1,0 +1,45 @@
+"""Foot wrenches from actuator forces through the closed chains (Kangaroo paper, section VI-B, eqs. 43–47).
+
+Standing still (ν = ν̇ = 0), the sole wrenches F follow from the measured actuator efforts τ̄:
+(J_c,mᵀ)† (g_a + J_mᵀ g_u − τ̄) = F (eq. 46), stacked with the base rows g_b = J_c,bᵀ F, solved by least
+squares. Each J_c is the sole frame's 6-D Jacobian (LOCAL), so F holds each sole's wrench in its own frame
+about its origin. Ball-screw actuators reporting motor torques are converted first (eq. 47).
+"""
+import numpy as np
+import pinocchio as pin
+
+from humanoid_balance.model.actuators import ballscrew_force
+from humanoid_balance.model.closed_chain import ClosedChain
+from humanoid_balance.model.projected_dynamics import contact_forces_from_actuator_efforts
+
+__all__ = ["QuasiStaticContactEstimator"]
+
+
+class QuasiStaticContactEstimator:
+    """Eqs. 45–47 on a floating-base :class:`RobotModel` for a set of sole frames."""
+
+    def __init__(self, robot, soles, efforts_are_motor_torques=False):
+        if not robot.floating_base:
+            raise ValueError("quasi-static contact estimation needs the floating-base model (gravity in the world)")
+        self.robot = robot
+        self.chain = ClosedChain(robot)
+        self.sole_ids = [robot.frame_id(name) for name in soles]
+        self.force_per_torque = np.ones(len(robot.actuated_names))  # τ̄ = factor · τ_m (eq. 47), 1 if direct
+        if efforts_are_motor_torques:
+            for i, name in enumerate(robot.actuated_names):
+                spec = robot.spec.actuators.get(name)
+                if spec is not None and spec.kind == "ballscrew":
+                    self.force_per_torque[i] = ballscrew_force(1.0, spec.lead, spec.efficiency)
+
+    def contact_jacobian(self, q):
+        """Stacked 6-D LOCAL Jacobians of the soles (6·feet, nv)."""
+        model, data = self.chain.model, self.chain.data
+        pin.computeJointJacobians(model, data, q)
+        pin.updateFramePlacements(model, data)
+        return np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
+
+    def estimate(self, q, actuator_efforts):
+        """Sole wrenches (feet, 6) [N, N·m] from efforts in ``robot.actuated_names`` order at configuration ``q``."""
+        tau = np.asarray(actuator_efforts, dtype=float) * self.force_per_torque
+        F = contact_forces_from_actuator_efforts(self.chain, q, self.contact_jacobian(q), tau, include_base=True)
+        return F.reshape(len(self.sole_ids), 6)

@@ -1,0 +1,57 @@
+"""Sole rectangles: the contact surface of each foot, read from the URDF's collision boxes."""
+from typing import NamedTuple
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_balance.model.errors import ModelFileError
+
+__all__ = ["SoleRectangle", "sole_rectangle"]
+
+
+class SoleRectangle(NamedTuple):
+    """Axis-aligned rectangle in the sole frame's xy plane (the contact surface) [m]."""
+
+    x_min: float
+    x_max: float
+    y_min: float
+    y_max: float
+
+    def contains(self, x, y, margin=0.0):
+        """Whether (x, y) lies inside the rectangle shrunk by ``margin`` [m]."""
+        return (self.x_min + margin <= x <= self.x_max - margin) and (self.y_min + margin <= y <= self.y_max - margin)
+
+    def margin(self, x, y):
+        """Signed distance from (x, y) to the nearest edge, positive inside [m]."""
+        return min(x - self.x_min, self.x_max - x, y - self.y_min, self.y_max - y)
+
+    def corners(self):
+        """The four corners, counter-clockwise, in the sole frame (z = 0) — (4, 3) [m]."""
+        return np.array([[self.x_min, self.y_min, 0.0], [self.x_max, self.y_min, 0.0],
+                         [self.x_max, self.y_max, 0.0], [self.x_min, self.y_max, 0.0]])
+
+
+def sole_rectangle(robot, sole_frame, tolerance=1e-4):
+    """The bottom face of the collision box(es) attached with ``sole_frame``, in the sole frame.
+
+    Raises:
+        ModelFileError: no collision box touches the sole plane z = 0 of that frame.
+    """
+    model = robot.model
+    geometry = pin.buildGeomFromUrdf(model, robot.urdf_path, pin.GeometryType.COLLISION)
+    frame = model.frames[model.getFrameId(sole_frame)]
+    corners = []
+    for item in geometry.geometryObjects:
+        if item.parentJoint != frame.parentJoint or not hasattr(item.geometry, "halfSide"):
+            continue
+        half = np.asarray(item.geometry.halfSide)
+        signs = np.array(np.meshgrid([-1, 1], [-1, 1], [-1, 1])).reshape(3, -1).T
+        in_sole = (frame.placement.inverse() * item.placement).act  # box frame → sole frame
+        points = np.array([in_sole(sign * half) for sign in signs])
+        corners.extend(points[np.abs(points[:, 2]) < tolerance])
+    if not corners:
+        raise ModelFileError(robot.urdf_path, f"frame '{sole_frame}'",
+                             "no collision box has a face on this sole's plane (z = 0 of the sole frame); give the "
+                             "sole size as parameters instead")
+    corners = np.array(corners)
+    return SoleRectangle(corners[:, 0].min(), corners[:, 0].max(), corners[:, 1].min(), corners[:, 1].max())

@@ -1,0 +1,153 @@
+"""Contact estimation against statics computed with pinocchio, analytic wrenches and scipy.signal."""
+import numpy as np
+import pinocchio as pin
+import pytest
+from scipy import signal
+
+from humanoid_balance.estimation.butterworth import ButterworthLowPass
+from humanoid_balance.estimation.contact_state import ACTUATOR_FORCES, FT_SENSORS, ContactEstimator
+from humanoid_balance.estimation.contact_wrench import (AERIAL, CONTACT, UNKNOWN, ContactHysteresis,
+                                                        center_of_pressure, wrench_in_frame, zero_moment_point)
+from humanoid_balance.estimation.quasi_static_contact import QuasiStaticContactEstimator
+from humanoid_balance.model.soles import sole_rectangle
+from model_fixtures import load
+
+SOLES = ("left_sole", "right_sole")
+
+
+@pytest.fixture(scope="module")
+def standing():
+    """kangaroo_like standing still on both soles: configuration, sole Jacobian and a static-equilibrium
+    distribution of sole wrenches (60 % of the weight on the left foot), with the actuator forces that hold
+    it, from the full statics g = Sτ + J_cᵀF + J_lᵀλ of the spanning tree (pinocchio rnea at rest)."""
+    robot, chain = load("kangaroo_like", floating_base=True)
+    q = robot.reference_q.copy()
+    data = robot.model.createData()
+    J_c = QuasiStaticContactEstimator(robot, SOLES).contact_jacobian(q)
+    g = pin.rnea(robot.model, data, q, np.zeros(robot.nv), np.zeros(robot.nv))  # = gravity torques at rest
+    weight = robot.total_mass * 9.81
+    # Base equilibrium g_b = J_c,bᵀ F, plus the split of normal forces 60/40: least-norm solution.
+    split = np.zeros((1, 12))
+    split[0, 2], split[0, 8] = 0.4, -0.6
+    F = np.linalg.lstsq(np.vstack([J_c[:, :6].T, split]), np.concatenate([g[:6], [0.0]]), rcond=None)[0]
+    S = np.zeros((robot.nv, len(robot.actuated_v)))
+    S[robot.actuated_v, np.arange(len(robot.actuated_v))] = 1.0
+    solution = np.linalg.lstsq(np.hstack([S, chain.constraint_jacobian(q).T]), g - J_c.T @ F, rcond=None)[0]
+    tau = solution[:len(robot.actuated_v)]
+    return robot, q, F.reshape(2, 6), tau, weight
+
+
+def test_static_equilibrium_is_consistent(standing):
+    robot, q, F, tau, weight = standing
+    assert F[0, 2] == pytest.approx(0.6 * weight, rel=1e-6) and F[1, 2] == pytest.approx(0.4 * weight, rel=1e-6)
+
+
+def test_zmp_of_a_still_robot_is_the_ground_projection_of_its_com(standing):
+    robot, q, F, _, _ = standing
+    data = robot.model.createData()
+    com = pin.centerOfMass(robot.model, data, q)
+    pin.framesForwardKinematics(robot.model, data, q)
+    placements = [data.oMf[robot.frame_id(s)] for s in SOLES]
+    world = [M.act(pin.Force(f)).vector for M, f in zip(placements, F)]
+    zmp = zero_moment_point(world, placements[0].translation[2], 1.0)
+    np.testing.assert_allclose(zmp[:2], com[:2], atol=1e-3)
+
+
+def test_quasi_static_estimate_recovers_ground_truth_contact_forces(standing):
+    robot, q, F, tau, weight = standing
+    estimate = QuasiStaticContactEstimator(robot, SOLES).estimate(q, tau)
+    assert np.abs(estimate[:, 2] - F[:, 2]).max() < 0.01 * weight
+    np.testing.assert_allclose(estimate, F, atol=1e-6 * weight)
+
+
+def test_motor_torques_are_converted_to_ballscrew_forces(standing):
+    robot, q, F, tau, weight = standing
+    leads = np.array([robot.spec.actuators[name].lead for name in robot.actuated_names])
+    efficiency = np.array([robot.spec.actuators[name].efficiency for name in robot.actuated_names])
+    motor_torque = tau * leads / (2 * np.pi * efficiency)  # inverse of eq. 47
+    estimate = QuasiStaticContactEstimator(robot, SOLES, efforts_are_motor_torques=True).estimate(q, motor_torque)
+    np.testing.assert_allclose(estimate, F, atol=1e-6 * weight)
+
+
+def test_actuator_mode_end_to_end_zmp_and_support_polygon(standing):
+    robot, q, F, tau, _ = standing
+    estimator = ContactEstimator(robot, SOLES, mode=ACTUATOR_FORCES)
+    for _ in range(3):
+        result = estimator.update(q, actuator_efforts=tau)
+    assert [foot.state for foot in result.feet] == [CONTACT, CONTACT]
+    com = pin.centerOfMass(robot.model, robot.model.createData(), q)
+    np.testing.assert_allclose(result.zmp[:2], com[:2], atol=1e-3)
+    assert all(foot.cop_inside for foot in result.feet)
+    polygon = result.support_polygon[:, :2]
+    assert len(polygon) >= 4
+    # The ZMP lies inside the convex support polygon: every edge sees it on its left (counter-clockwise).
+    edges = np.roll(polygon, -1, axis=0) - polygon
+    to_zmp = result.zmp[:2] - polygon
+    assert np.all(edges[:, 0] * to_zmp[:, 1] - edges[:, 1] * to_zmp[:, 0] > 0)
+
+
+def test_center_of_pressure_of_a_known_wrench_through_a_sensor_frame():
+    """A 300 N force pressing at (0.05, −0.02) on the sole, measured by a sensor 4 cm above the sole and
+    yawed by 30°: back in the sole frame, the CoP is the point of application."""
+    point, force = np.array([0.05, -0.02, 0.0]), np.array([10.0, -5.0, 300.0])
+    wrench_sole = np.concatenate([force, np.cross(point, force)])
+    sole_M_sensor = pin.SE3(pin.rpy.rpyToMatrix(0, 0, np.radians(30)), np.array([0.01, 0.0, 0.04]))
+    reading = wrench_in_frame(sole_M_sensor.inverse(), wrench_sole)
+    back = wrench_in_frame(sole_M_sensor, reading)
+    np.testing.assert_allclose(center_of_pressure(back, 5.0), point[:2], atol=1e-12)
+    assert center_of_pressure(np.array([0, 0, 2.0, 0, 0, 0]), 5.0) is None
+
+
+def test_ft_mode_transforms_sensor_wrenches_into_sole_frames():
+    robot, _ = load("kangaroo_like", floating_base=True)
+    estimator = ContactEstimator(robot, SOLES, mode=FT_SENSORS)
+    q = robot.reference_q
+    point, force = np.array([0.03, 0.01, 0.0]), np.array([0.0, 0.0, 200.0])
+    wrench_sole = np.concatenate([force, np.cross(point, force)])
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, q)
+    foot_M_sole = data.oMf[robot.frame_id("left_foot")].actInv(data.oMf[robot.frame_id("left_sole")])
+    reading = wrench_in_frame(foot_M_sole, wrench_sole)  # what a sensor at the foot link's frame reads
+    result = estimator.update(q, sensor_wrenches=[("left_foot", reading), None])
+    np.testing.assert_allclose(result.feet[0].wrench, wrench_sole, atol=1e-9)
+    np.testing.assert_allclose(result.feet[0].cop_sole, point[:2], atol=1e-12)
+    assert result.feet[1].state == UNKNOWN and result.feet[1].wrench is None
+
+
+def test_sole_rectangle_from_collision_box():
+    robot, _ = load("kangaroo_like")
+    rectangle = sole_rectangle(robot, "left_sole")
+    np.testing.assert_allclose(rectangle, [-0.08, 0.14, -0.055, 0.055], atol=1e-12)
+    assert rectangle.contains(0.0, 0.0) and not rectangle.contains(0.15, 0.0)
+
+
+def test_hysteresis_switches_only_across_the_band():
+    phase = ContactHysteresis(on=40.0, off=20.0)
+    forces = [None, 0.0, 30.0, 45.0, 30.0, 25.0, 19.0, 30.0, 41.0, None]
+    states = [phase.update(f) for f in forces]
+    assert states == [UNKNOWN, AERIAL, AERIAL, CONTACT, CONTACT, CONTACT, AERIAL, AERIAL, CONTACT, UNKNOWN]
+    with pytest.raises(ValueError):
+        ContactHysteresis(on=10.0, off=20.0)
+
+
+def test_butterworth_magnitude_matches_freqz():
+    rate, cutoff = 500.0, 5.0
+    lowpass = ButterworthLowPass(cutoff, rate, channels=1)
+    for frequency in (0.5, 2.0, 5.0, 10.0, 40.0):
+        lowpass.reset()
+        t = np.arange(int(20 * rate)) / rate
+        output = np.array([lowpass.update([np.sin(2 * np.pi * frequency * ti)])[0] for ti in t])
+        steady = output[len(t) // 2:]
+        _, response = signal.sosfreqz(lowpass.sos, worN=[frequency], fs=rate)
+        assert np.abs(steady).max() == pytest.approx(abs(response[0]), rel=0.01, abs=1e-4)
+    _, at_cutoff = signal.sosfreqz(lowpass.sos, worN=[cutoff], fs=rate)
+    assert abs(at_cutoff[0]) == pytest.approx(1 / np.sqrt(2), rel=1e-6)  # −3 dB at the cutoff
+
+
+def test_butterworth_step_response():
+    """Second-order Butterworth (ζ = 1/√2): unit DC gain and a 4.3 % overshoot, e^(−π ζ/√(1−ζ²))."""
+    lowpass = ButterworthLowPass(5.0, 1000.0, channels=2)
+    assert np.allclose(lowpass.update([3.0, -1.0]), [3.0, -1.0])  # starts in steady state: no transient
+    response = np.array([lowpass.update([4.0, -1.0])[0] for _ in range(2000)]) - 3.0
+    assert response[-1] == pytest.approx(1.0, abs=1e-6)
+    assert response.max() == pytest.approx(1.0 + np.exp(-np.pi), rel=0.02)
