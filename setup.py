@@ -33,6 +33,7 @@ setup(
         "console_scripts": [
             "humanoid-balance = humanoid_balance.cli:main",
             "state_estimator = humanoid_balance.nodes.state_estimator:main",
+            "contact_estimator = humanoid_balance.nodes.contact_estimator:main",
         ],
     },
 )

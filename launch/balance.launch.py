@@ -2,7 +2,8 @@
 broadcasters with launch arguments.
 
     ros2 launch humanoid_balance balance.launch.py \
-        joint_states_topic:=/joint_states imu_topic:=/imu_sensor_broadcaster/imu
+        joint_states_topic:=/joint_states imu_topic:=/imu_sensor_broadcaster/imu \
+        contact_mode:=ft_sensors left_wrench_topic:=/left_foot_ft_broadcaster/wrench
 """
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
@@ -23,6 +24,12 @@ def generate_launch_description():
                               description="joint_state_broadcaster output (actuated + measured passive joints)"),
         DeclareLaunchArgument("imu_topic", default_value="/imu_sensor_broadcaster/imu",
                               description="imu_sensor_broadcaster output"),
+        DeclareLaunchArgument("contact_mode", default_value="ft_sensors",
+                              description="contact_estimator mode: ft_sensors | actuator_forces"),
+        DeclareLaunchArgument("left_wrench_topic", default_value="/left_foot_ft_broadcaster/wrench",
+                              description="force_torque_sensor_broadcaster output of the left foot"),
+        DeclareLaunchArgument("right_wrench_topic", default_value="/right_foot_ft_broadcaster/wrench",
+                              description="force_torque_sensor_broadcaster output of the right foot"),
         DeclareLaunchArgument("use_sim_time", default_value="false", description="follow /clock"),
     ]
     robot = {"urdf_file": LaunchConfiguration("urdf_file"), "loops_file": LaunchConfiguration("loops_file"),
@@ -33,4 +40,11 @@ def generate_launch_description():
         remappings=[("joint_states", LaunchConfiguration("joint_states_topic")),
                     ("imu", LaunchConfiguration("imu_topic"))],
     )
-    return LaunchDescription([*arguments, state_estimator])
+    contact_estimator = Node(
+        package="humanoid_balance", executable="contact_estimator", name="contact_estimator", output="screen",
+        parameters=[PathJoinSubstitution([share, "config", "contact_estimator.yaml"]), robot,
+                    {"mode": LaunchConfiguration("contact_mode")}],
+        remappings=[("left_foot/wrench", LaunchConfiguration("left_wrench_topic")),
+                    ("right_foot/wrench", LaunchConfiguration("right_wrench_topic"))],
+    )
+    return LaunchDescription([*arguments, state_estimator, contact_estimator])

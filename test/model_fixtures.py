@@ -45,3 +45,27 @@ def consistent_velocity(robot, chain, q, rng):
     """A velocity satisfying J_l v = 0: random base twist and actuator rates through G."""
     G = chain.velocity_map(q)
     return G @ rng.normal(size=G.shape[1])
+
+
+def static_stance(robot, chain, soles, left_share=0.6):
+    """A floating-base robot standing still on its soles at the reference configuration: (q, sole wrenches
+    (2, 6) in the sole frames, actuator efforts holding them, weight [N]).
+
+    The wrenches are the least-norm solution of the base equilibrium g_b = J_c,bᵀ F with ``left_share`` of
+    the weight on the first sole; the efforts solve the full statics g = Sτ + J_cᵀF + J_lᵀλ of the spanning
+    tree, with g from pinocchio's inverse dynamics at rest."""
+    import pinocchio as pin
+
+    q = robot.reference_q.copy()
+    data = robot.model.createData()
+    pin.computeJointJacobians(robot.model, data, q)
+    pin.updateFramePlacements(robot.model, data)
+    J_c = np.vstack([pin.getFrameJacobian(robot.model, data, robot.frame_id(s), pin.LOCAL) for s in soles])
+    g = pin.rnea(robot.model, data, q, np.zeros(robot.nv), np.zeros(robot.nv))
+    split = np.zeros((1, 12))
+    split[0, 2], split[0, 8] = 1.0 - left_share, -left_share
+    F = np.linalg.lstsq(np.vstack([J_c[:, :6].T, split]), np.concatenate([g[:6], [0.0]]), rcond=None)[0]
+    S = np.zeros((robot.nv, len(robot.actuated_v)))
+    S[robot.actuated_v, np.arange(len(robot.actuated_v))] = 1.0
+    solution = np.linalg.lstsq(np.hstack([S, chain.constraint_jacobian(q).T]), g - J_c.T @ F, rcond=None)[0]
+    return q, F.reshape(2, 6), solution[:len(robot.actuated_v)], robot.total_mass * 9.81

@@ -31,6 +31,7 @@ class TestSuiteReports(unittest.TestCase):
         with launch_testing_ros.WaitForTopics([("/diagnostics", DiagnosticArray)], timeout=15.0) as waiter:
             names = {status.name for array in waiter.received_messages("/diagnostics") for status in array.status}
         self.assertIn("state_estimator: estimation", names)
+        self.assertIn("contact_estimator: contacts", names)
 
 
 @launch_testing.post_shutdown_test()

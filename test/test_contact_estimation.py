@@ -10,31 +10,15 @@ from humanoid_balance.estimation.contact_wrench import (AERIAL, CONTACT, UNKNOWN
                                                         center_of_pressure, wrench_in_frame, zero_moment_point)
 from humanoid_balance.estimation.quasi_static_contact import QuasiStaticContactEstimator
 from humanoid_balance.model.soles import sole_rectangle
-from model_fixtures import load
+from model_fixtures import load, static_stance
 
 SOLES = ("left_sole", "right_sole")
 
 
 @pytest.fixture(scope="module")
 def standing():
-    """kangaroo_like standing still on both soles: configuration, sole Jacobian and a static-equilibrium
-    distribution of sole wrenches (60 % of the weight on the left foot), with the actuator forces that hold
-    it, from the full statics g = Sτ + J_cᵀF + J_lᵀλ of the spanning tree (pinocchio rnea at rest)."""
     robot, chain = load("kangaroo_like", floating_base=True)
-    q = robot.reference_q.copy()
-    data = robot.model.createData()
-    J_c = QuasiStaticContactEstimator(robot, SOLES).contact_jacobian(q)
-    g = pin.rnea(robot.model, data, q, np.zeros(robot.nv), np.zeros(robot.nv))  # = gravity torques at rest
-    weight = robot.total_mass * 9.81
-    # Base equilibrium g_b = J_c,bᵀ F, plus the split of normal forces 60/40: least-norm solution.
-    split = np.zeros((1, 12))
-    split[0, 2], split[0, 8] = 0.4, -0.6
-    F = np.linalg.lstsq(np.vstack([J_c[:, :6].T, split]), np.concatenate([g[:6], [0.0]]), rcond=None)[0]
-    S = np.zeros((robot.nv, len(robot.actuated_v)))
-    S[robot.actuated_v, np.arange(len(robot.actuated_v))] = 1.0
-    solution = np.linalg.lstsq(np.hstack([S, chain.constraint_jacobian(q).T]), g - J_c.T @ F, rcond=None)[0]
-    tau = solution[:len(robot.actuated_v)]
-    return robot, q, F.reshape(2, 6), tau, weight
+    return (robot, *static_stance(robot, chain, SOLES))
 
 
 def test_static_equilibrium_is_consistent(standing):

@@ -112,18 +112,21 @@ def test_bad_input_is_rejected_counted_and_the_last_good_state_kept(tmp_path, ka
         session.stream(names, good, 5)
         bad_nan = list(good)
         bad_nan[0] = math.nan
-        session.send(names, bad_nan)                                  # NaN
-        session.send(names[1:], good[1:])                             # a required joint missing
-        session.send(names, good, velocities=[0.0])                   # arrays of mismatched lengths
-        session.send(names, good, stamp=1.0)                          # stamp going backwards
-        expected = {"rejected: not_finite": "1", "rejected: missing_joints": "1",
-                    "rejected: length_mismatch": "1", "rejected: stamp_backwards": "1"}
+
+        def send_bad():  # joint_states is best effort: resend until every kind has been counted
+            session.send(names, bad_nan)                                  # NaN
+            session.send(names[1:], good[1:])                             # a required joint missing
+            session.send(names, good, velocities=[0.0])                   # arrays of mismatched lengths
+            session.send(names, good, stamp=1.0)                          # stamp going backwards
+
+        reasons = ("not_finite", "missing_joints", "length_mismatch", "stamp_backwards")
 
         def counted():
             values = session.probe.diagnostic_values(DIAGNOSTIC) or {}
-            return all(values.get(key) == value for key, value in expected.items())
+            return all(int(values.get(f"rejected: {reason}", 0)) >= 1 for reason in reasons)
 
-        assert session.probe.spin_until(counted, 10.0), session.probe.diagnostic_values(DIAGNOSTIC)
+        assert session.probe.spin_until(counted, 10.0, on_tick=send_bad, period=0.05), \
+            session.probe.diagnostic_values(DIAGNOSTIC)
         session.stream(names, good, 5)  # still alive, still right
         np.testing.assert_allclose(np.array(session.estimated[-1].position)[robot.passive_q],
                                    truth[robot.passive_q], atol=1e-6)

@@ -1,0 +1,220 @@
+"""contact_estimator: where the robot pushes on the ground.
+
+    estimated_joint_states (JointState, with efforts) ─┐
+    odom (nav_msgs/Odometry) ──────────────────────────┼─> ContactEstimator.update
+    <foot>/wrench (WrenchStamped, ft_sensors mode) ────┘
+        ─> contact/<foot>/wrench (WrenchStamped, sole frame), contact/<foot>/cop (PointStamped, world),
+           contact/<foot>/state (std_msgs/Int8: 1 contact, 0 aerial, −1 unknown), zmp (PointStamped, world),
+           support_polygon (PolygonStamped, world), contact/markers (MarkerArray), /diagnostics
+"""
+import sys
+
+import numpy as np
+from geometry_msgs.msg import Point, Point32, PointStamped, PolygonStamped, Vector3, WrenchStamped
+from nav_msgs.msg import Odometry
+from rcl_interfaces.msg import FloatingPointRange
+from pinocchio import Quaternion
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import ColorRGBA, Int8
+from visualization_msgs.msg import Marker, MarkerArray
+
+from humanoid_balance.estimation.contact_state import ACTUATOR_FORCES, FT_SENSORS, ContactEstimator
+from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
+from humanoid_balance.model import ModelError, load_robot
+from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, JointStateReader,
+                                           RateMeter, RejectedMessage, describe, finite, run)
+from humanoid_balance.resources import robot_files
+
+DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
+STATE_COLORS = {CONTACT: ColorRGBA(r=0.1, g=0.8, b=0.2, a=0.6), AERIAL: ColorRGBA(r=0.6, g=0.6, b=0.6, a=0.4),
+                UNKNOWN: ColorRGBA(r=1.0, g=0.5, b=0.0, a=0.6)}
+STATE_NAMES = {CONTACT: "contact", AERIAL: "aerial", UNKNOWN: "unknown"}
+
+
+def force_range(text, high=1e5):
+    return describe(text, floating_point_range=[FloatingPointRange(from_value=0.0, to_value=high)])
+
+
+class ContactEstimatorNode(Node):
+    def __init__(self):
+        super().__init__("contact_estimator")
+        urdf = self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF of the spanning tree", True)).value
+        loops = self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""),
+                                       describe("loop-closure YAML ('' for a serial robot)", True)).value
+        mode = self.declare_parameter("mode", FT_SENSORS,
+                                      describe(f"'{FT_SENSORS}' or '{ACTUATOR_FORCES}'", True)).value
+        self.feet = self.declare_parameter("feet", ["left_foot", "right_foot"],
+                                           describe("foot names, used in topic names", True)).value
+        soles = self.declare_parameter("soles", ["left_sole", "right_sole"],
+                                       describe("sole frames, one per foot", True)).value
+        self.world_frame = self.declare_parameter("world_frame", "odom", describe("frame of zmp, cop, polygon")).value
+        self.wrench_timeout = self.declare_parameter(
+            "wrench_timeout", 0.1, force_range("a silent <foot>/wrench makes that contact unknown after [s]")).value
+        options = {
+            "cutoff": self.declare_parameter("cutoff_frequency", 5.0, force_range("wrench low-pass cutoff [Hz]"),
+                                             ).value,
+            "sample_rate": self.declare_parameter("sample_rate", 500.0,
+                                                  force_range("rate of estimated_joint_states [Hz]")).value,
+            "contact_on": self.declare_parameter("contact_on", 40.0, force_range("contact above this normal force [N]")
+                                                 ).value,
+            "contact_off": self.declare_parameter("contact_off", 20.0,
+                                                  force_range("aerial below this normal force [N]")).value,
+            "min_cop_force": self.declare_parameter("min_cop_force", 5.0,
+                                                    force_range("CoP undefined below this normal force [N]")).value,
+            "efforts_are_motor_torques": self.declare_parameter(
+                "efforts_are_motor_torques", False,
+                describe("actuator efforts are motor torques [N·m]; ball-screws convert by eq. 47")).value,
+        }
+        if len(soles) != len(self.feet):
+            raise ModelError(f"parameters 'feet' ({len(self.feet)}) and 'soles' ({len(soles)}) differ in length")
+        self.robot = load_robot(urdf, loops or None, floating_base=True)
+        self.core = ContactEstimator(self.robot, soles, mode=mode, **options)
+        self.mode = mode
+
+        self.joints = JointStateReader("estimated_joint_states", self.robot.joint_names)
+        self.guard = InputGuard(self)
+        self.rate = RateMeter()
+        self.base = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))
+        self.odom_received = False
+        self.sensor = {foot: None for foot in self.feet}  # foot → (receive time, frame, wrench)
+        self.last = None
+
+        self.create_subscription(JointState, "estimated_joint_states", self.on_joint_states, RELIABLE_QOS)
+        self.create_subscription(Odometry, "odom", self.on_odom, RELIABLE_QOS)
+        if mode == FT_SENSORS:
+            for foot in self.feet:
+                self.create_subscription(WrenchStamped, f"{foot}/wrench",
+                                         lambda message, foot=foot: self.on_wrench(foot, message), SENSOR_QOS)
+        self.publishers_by_foot = {foot: {
+            "wrench": self.create_publisher(WrenchStamped, f"contact/{foot}/wrench", RELIABLE_QOS),
+            "cop": self.create_publisher(PointStamped, f"contact/{foot}/cop", RELIABLE_QOS),
+            "state": self.create_publisher(Int8, f"contact/{foot}/state", RELIABLE_QOS)} for foot in self.feet}
+        self.zmp_publisher = self.create_publisher(PointStamped, "zmp", RELIABLE_QOS)
+        self.polygon_publisher = self.create_publisher(PolygonStamped, "support_polygon", RELIABLE_QOS)
+        self.marker_publisher = self.create_publisher(MarkerArray, "contact/markers", RELIABLE_QOS)
+        self.diagnostics = Diagnostics(self, "contacts")
+        self.create_timer(1.0, self.publish_diagnostics)
+
+    def on_odom(self, message):
+        try:
+            self.guard.check_stamp("odom", message.header.stamp)
+            p, o = message.pose.pose.position, message.pose.pose.orientation
+            position = finite([p.x, p.y, p.z], "odom", "position")
+            quaternion = finite([o.x, o.y, o.z, o.w], "odom", "orientation")
+            if abs(np.linalg.norm(quaternion) - 1.0) > 1e-3:
+                raise RejectedMessage("odom_not_unit", "odom: orientation is not a unit quaternion")
+        except RejectedMessage as error:
+            self.guard.reject(error)
+            return
+        self.base = (position, quaternion)
+        self.odom_received = True
+
+    def on_wrench(self, foot, message):
+        topic = f"{foot}/wrench"
+        try:
+            self.guard.check_stamp(topic, message.header.stamp)
+            if not self.robot.model.existFrame(message.header.frame_id):
+                raise RejectedMessage("unknown_frame", f"{topic}: frame_id '{message.header.frame_id}' is not a "
+                                      "frame of the URDF")
+            f, t = message.wrench.force, message.wrench.torque
+            wrench = finite([f.x, f.y, f.z, t.x, t.y, t.z], topic, "wrench")
+        except RejectedMessage as error:
+            self.guard.reject(error)
+            return
+        self.sensor[foot] = (self.get_clock().now(), message.header.frame_id, wrench)
+
+    def silent_feet(self):
+        now = self.get_clock().now()
+        return [foot for foot, reading in self.sensor.items()
+                if reading is None or (now - reading[0]).nanoseconds * 1e-9 > self.wrench_timeout]
+
+    def on_joint_states(self, message):
+        try:
+            self.guard.check_stamp("estimated_joint_states", message.header.stamp)
+            positions, _, efforts, _ = self.joints.read(message)
+            if self.mode == ACTUATOR_FORCES and efforts is None:
+                raise RejectedMessage("missing_efforts", "estimated_joint_states: no efforts (actuator_forces mode)")
+        except RejectedMessage as error:
+            self.guard.reject(error)
+            return
+        q = self.core.configuration(positions, *self.base)
+        if self.mode == ACTUATOR_FORCES:
+            index = [self.robot.joint_names.index(name) for name in self.robot.actuated_names]
+            result = self.core.update(q, actuator_efforts=efforts[index])
+        else:
+            silent = self.silent_feet()
+            result = self.core.update(q, sensor_wrenches=[None if foot in silent else self.sensor[foot][1:]
+                                                          for foot in self.feet])
+        self.last = result
+        self.rate.tick()
+        self.publish(message.header.stamp, result)
+
+    def publish(self, stamp, result):
+        for foot, sole, contact in zip(self.feet, self.core.soles, result.feet):
+            topics = self.publishers_by_foot[foot]
+            topics["state"].publish(Int8(data=contact.state))
+            if contact.wrench is not None:
+                wrench = WrenchStamped()
+                wrench.header.stamp, wrench.header.frame_id = stamp, sole
+                wrench.wrench.force = Vector3(x=contact.wrench[0], y=contact.wrench[1], z=contact.wrench[2])
+                wrench.wrench.torque = Vector3(x=contact.wrench[3], y=contact.wrench[4], z=contact.wrench[5])
+                topics["wrench"].publish(wrench)
+            if contact.cop_world is not None:
+                topics["cop"].publish(self.point(stamp, contact.cop_world))
+        if result.zmp is not None:
+            self.zmp_publisher.publish(self.point(stamp, result.zmp))
+        polygon = PolygonStamped()
+        polygon.header.stamp, polygon.header.frame_id = stamp, self.world_frame
+        polygon.polygon.points = [Point32(x=float(x), y=float(y), z=float(z)) for x, y, z in result.support_polygon]
+        self.polygon_publisher.publish(polygon)
+        self.marker_publisher.publish(self.markers(stamp, result))
+
+    def point(self, stamp, xyz):
+        point = PointStamped()
+        point.header.stamp, point.header.frame_id = stamp, self.world_frame
+        point.point = Point(x=float(xyz[0]), y=float(xyz[1]), z=float(xyz[2]))
+        return point
+
+    def markers(self, stamp, result):
+        array = MarkerArray()
+        for index, (contact, rectangle) in enumerate(zip(result.feet, self.core.rectangles)):
+            marker = Marker(ns="soles", id=index, type=Marker.CUBE, action=Marker.ADD,
+                            color=STATE_COLORS[contact.state])
+            marker.header.stamp, marker.header.frame_id = stamp, self.world_frame
+            centre = contact.sole_placement.act(np.array([(rectangle.x_min + rectangle.x_max) / 2,
+                                                          (rectangle.y_min + rectangle.y_max) / 2, -0.002]))
+            marker.pose.position = Point(x=centre[0], y=centre[1], z=centre[2])
+            x, y, z, w = Quaternion(contact.sole_placement.rotation).coeffs()
+            marker.pose.orientation.x, marker.pose.orientation.y = x, y
+            marker.pose.orientation.z, marker.pose.orientation.w = z, w
+            marker.scale = Vector3(x=rectangle.x_max - rectangle.x_min, y=rectangle.y_max - rectangle.y_min, z=0.004)
+            array.markers.append(marker)
+        return array
+
+    def publish_diagnostics(self):
+        values = {"mode": self.mode, "update rate [Hz]": self.rate.hz, "rejected messages": self.guard.total}
+        values.update({f"rejected: {reason}": count for reason, count in sorted(self.guard.rejected.items())})
+        if self.last is None:
+            self.diagnostics.publish("WARN", "waiting for estimated_joint_states", values)
+            return
+        for foot, contact in zip(self.feet, self.last.feet):
+            values[f"{foot} state"] = STATE_NAMES[contact.state]
+            values[f"{foot} normal force [N]"] = float("nan") if contact.wrench is None else float(contact.wrench[2])
+            values[f"{foot} CoP inside sole"] = contact.cop_inside
+        values["total normal force [N]"] = self.last.normal_force
+        problems = []
+        if self.mode == FT_SENSORS:
+            problems += [f"{foot}/wrench silent for more than {self.wrench_timeout} s: contact unknown"
+                         for foot in self.silent_feet()]
+        if not self.odom_received:
+            problems.append("no odom: base assumed at the origin, level")
+        self.diagnostics.publish("WARN" if problems else "OK", "; ".join(problems) or "estimating", values)
+
+
+def main(args=None):
+    try:
+        return run(ContactEstimatorNode, args)
+    except (ModelError, ValueError) as error:
+        print(f"contact_estimator: error: {error}", file=sys.stderr)
+        return 1
