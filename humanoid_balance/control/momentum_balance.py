@@ -1,0 +1,163 @@
+"""Momentum-based balance (Garofalo, Henze, Englsberger, Ott, section 5, eqs. 36–39).
+
+1. Desired CoM wrench (eq. 39) with momentum damping (eq. 38), at the CoM with world axes:
+       w_d = [m g e_z − K_P (c − c_d);  R_d τ_P(δ, ε)] − diag(K_D, D) h,   τ_P = −2(δ K_R ε + ε × K_R ε)
+   where (δ, ε) is the unit quaternion of R_Δ = R_dᵀ R (base orientation error) and h = [p; l] the centroidal
+   momentum. By eq. 37, Σ J̄_ibᵀ w_i = Λ_h Σ_i (w_i at the CoM), so eq. 38 asks the contact wrenches to sum,
+   at the CoM, to w_d.
+2. Contact-wrench distribution as a QP, built apart from its solution: min ‖Σ G_i w_i − w_d‖²_W + λ‖w‖²
+   subject to f_z ≥ f_min, the friction pyramid |f_x|, |f_y| ≤ μ f_z, the CoP inside the sole rectangle
+   and |τ_z| ≤ μ_τ f_z, every w_i being a sole wrench in its sole frame. Solved by OSQP, warm-started.
+3. Joint torques τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (J̄_iq = J_i Q^{+M}); gravity needs no separate
+   term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z).
+Units: N, N·m, m, kg.
+"""
+from typing import NamedTuple
+
+import numpy as np
+import osqp
+import pinocchio as pin
+from scipy import sparse
+
+__all__ = ["MomentumGains", "desired_com_wrench", "contact_wrench_map", "WrenchQP", "WrenchDistribution",
+           "DistributionResult", "joint_torques"]
+
+GRAVITY = 9.81
+
+
+class MomentumGains(NamedTuple):
+    K_P: np.ndarray  # CoM stiffness (3, 3) [N/m]
+    K_D: np.ndarray  # linear-momentum damping (3, 3) [1/s]
+    K_R: np.ndarray  # orientation spring (3, 3) [N·m]
+    D: np.ndarray    # angular-momentum damping (3, 3) [1/s]
+
+
+def desired_com_wrench(mass, com, com_desired, R_base, R_desired, momentum, gains):
+    """w_d of eqs. 38–39 [N, N·m] at the CoM, world axes."""
+    quaternion = pin.Quaternion(R_desired.T @ R_base)  # R_Δ
+    delta, epsilon = quaternion.w, quaternion.vec()
+    if delta < 0.0:  # the same rotation, on the short way round
+        delta, epsilon = -delta, -epsilon
+    tau_P = -2.0 * (delta * gains.K_R @ epsilon + np.cross(epsilon, gains.K_R @ epsilon))
+    force = mass * GRAVITY * np.array([0.0, 0.0, 1.0]) - gains.K_P @ (np.asarray(com) - com_desired)
+    return np.concatenate([force - gains.K_D @ momentum[:3], R_desired @ tau_P - gains.D @ momentum[3:]])
+
+
+def contact_wrench_map(sole_placement, com):
+    """G (6, 6): a sole wrench [f; τ] (sole frame, about its origin) → the same wrench at the CoM, world axes."""
+    R, p = sole_placement.rotation, sole_placement.translation
+    G = np.zeros((6, 6))
+    G[:3, :3] = R
+    G[3:, 3:] = R
+    G[3:, :3] = pin.skew(p - np.asarray(com)) @ R
+    return G
+
+
+def _contact_constraints(rectangle, mu, torsion):
+    """Rows C w ≤ 0 for one sole wrench w = [f_x f_y f_z τ_x τ_y τ_z] (10, 6), and the f_z row."""
+    rows = [
+        [1, 0, -mu, 0, 0, 0], [-1, 0, -mu, 0, 0, 0],                          # |f_x| ≤ μ f_z
+        [0, 1, -mu, 0, 0, 0], [0, -1, -mu, 0, 0, 0],                          # |f_y| ≤ μ f_z
+        [0, 0, -rectangle.x_max, 0, -1, 0], [0, 0, rectangle.x_min, 0, 1, 0],  # x_min ≤ −τ_y/f_z ≤ x_max
+        [0, 0, -rectangle.y_max, 1, 0, 0], [0, 0, rectangle.y_min, -1, 0, 0],  # y_min ≤ τ_x/f_z ≤ y_max
+        [0, 0, -torsion, 0, 0, 1], [0, 0, -torsion, 0, 0, -1],                 # |τ_z| ≤ μ_τ f_z
+    ]
+    return np.array(rows, dtype=float)
+
+
+class WrenchQP(NamedTuple):
+    """min ½ xᵀ P x + qᵀ x  s.t.  l ≤ A x ≤ u, with x the stacked sole wrenches."""
+
+    P: np.ndarray
+    q: np.ndarray
+    A: np.ndarray
+    l: np.ndarray
+    u: np.ndarray
+
+
+class DistributionResult(NamedTuple):
+    wrenches: np.ndarray  # (contacts, 6) sole wrenches, sole frames [N, N·m]
+    status: str           # "solved", "fallback: last feasible", "fallback: gravity only"
+    residual: np.ndarray  # Σ G_i w_i − w_d (6,)
+    solve_time: float     # OSQP solve time [s]
+
+
+class WrenchDistribution:
+    """The QP of eq. 38 for a fixed set of sole rectangles, rebuilt when the contact set changes."""
+
+    def __init__(self, rectangles, mu=0.7, f_min=10.0, regularization=1e-9, weights=None, torsion=None):
+        self.rectangles = list(rectangles)
+        self.mu, self.f_min, self.regularization = mu, f_min, regularization
+        self.weights = np.ones(6) if weights is None else np.asarray(weights, dtype=float)
+        self.torsion = [mu * min(r.x_max - r.x_min, r.y_max - r.y_min) / 4 if torsion is None else torsion
+                        for r in self.rectangles]
+        self.solver = None
+        self.active = None
+        self.last_feasible = None
+
+    def objective(self, G_list, w_d, active):
+        """P, q of ‖Σ G_i w_i − w_d‖²_W + λ‖w‖² over the active contacts."""
+        G = np.hstack([G_list[i] for i in active])  # (6, 6k)
+        GtW = G.T * self.weights
+        return 2.0 * (GtW @ G + self.regularization * np.eye(G.shape[1])), -2.0 * GtW @ w_d
+
+    def build(self, G_list, w_d, active):
+        """The QP for the active contacts (indices into the rectangles) — inspectable, solver-free."""
+        P, q = self.objective(G_list, w_d, active)
+        n = P.shape[0]
+        blocks = [_contact_constraints(self.rectangles[i], self.mu, self.torsion[k]) for k, i in enumerate(active)]
+        A = np.zeros((11 * len(active), n))
+        for k, block in enumerate(blocks):
+            A[11 * k:11 * k + 10, 6 * k:6 * k + 6] = block
+            A[11 * k + 10, 6 * k + 2] = 1.0  # f_z row
+        l = np.tile(np.r_[np.full(10, -np.inf), self.f_min], len(active))
+        u = np.tile(np.r_[np.zeros(10), np.inf], len(active))
+        return WrenchQP(P, q, A, l, u)
+
+    def solve(self, G_list, w_d, active, mass):
+        """Distribute ``w_d`` over the active contacts; fall back (and say so) when OSQP fails."""
+        active = tuple(active)
+        wrenches = np.zeros((len(self.rectangles), 6))
+        if not active:
+            return DistributionResult(wrenches, "no contact", -w_d, 0.0)
+        if active != self.active:
+            qp = self.build(G_list, w_d, active)
+            self.solver = osqp.OSQP()
+            upper = sparse.csc_matrix(np.triu(np.ones_like(qp.P)))  # dense upper triangle, CSC order
+            self.upper_index = (upper.indices, np.repeat(np.arange(upper.shape[1]), np.diff(upper.indptr)))
+            self.solver.setup(sparse.csc_matrix((qp.P[self.upper_index], upper.indices, upper.indptr), shape=qp.P.shape), qp.q,
+                              sparse.csc_matrix(qp.A), qp.l, qp.u, verbose=False, eps_abs=1e-10, eps_rel=1e-10,
+                              max_iter=10000, polishing=False, warm_starting=True)
+            self.active, self.last_feasible = active, None
+        else:
+            P, q = self.objective(G_list, w_d, active)
+            self.solver.update(Px=P[self.upper_index], q=q)
+        result = self.solver.solve(raise_error=False)
+        solve_time = float(result.info.solve_time)
+        if result.info.status in ("solved", "solved inaccurate") and np.all(np.isfinite(result.x)):
+            x, status = result.x, "solved"
+            self.last_feasible = x.copy()
+        elif self.last_feasible is not None:
+            x, status = self.last_feasible, "fallback: last feasible"
+        else:
+            x = np.zeros(6 * len(active))
+            x[2::6] = mass * GRAVITY / len(active)
+            status = "fallback: gravity only"
+        for k, i in enumerate(active):
+            wrenches[i] = x[6 * k:6 * k + 6]
+        residual = sum(G_list[i] @ wrenches[i] for i in active) - w_d
+        return DistributionResult(wrenches, status, residual, solve_time)
+
+
+def joint_torques(M, J_contacts, wrenches, base_nv=6):
+    """τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (Garofalo, section 5), Λ_q = (Q M⁻¹ Qᵀ)⁻¹ (eq. 17).
+
+    Args:
+        M: (projected) mass matrix (nb + n, nb + n) [kg, kg·m, kg·m²].
+        J_contacts: per contact the 6-D LOCAL sole Jacobian in the same coordinates (6, nb + n).
+        wrenches: sole wrenches (contacts, 6) exerted by the ground on the robot [N, N·m].
+    """
+    generalized = sum(J.T @ w for J, w in zip(J_contacts, wrenches))
+    M_inv_Qt = np.linalg.solve(M, np.eye(M.shape[0])[:, base_nv:])   # M⁻¹ Qᵀ
+    Lambda_q = np.linalg.inv(M_inv_Qt[base_nv:])                      # (Q M⁻¹ Qᵀ)⁻¹
+    return -Lambda_q @ (M_inv_Qt.T @ generalized)

@@ -1,0 +1,105 @@
+"""Momentum-based balance (Garofalo et al. eqs. 36–39): wrench distribution and joint torques checked
+against Newton–Euler at the CoM, the constraint set, and the full statics of the model."""
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
+                                                       desired_com_wrench, joint_torques)
+from humanoid_balance.model import Centroidal
+from humanoid_balance.model.soles import sole_rectangle
+from model_fixtures import load, static_stance
+
+SOLES = ("left_sole", "right_sole")
+GAINS = MomentumGains(K_P=np.eye(3) * 800.0, K_D=np.eye(3) * 4.0, K_R=np.eye(3) * 300.0, D=np.eye(3) * 4.0)
+
+
+@pytest.fixture(scope="module")
+def kangaroo():
+    robot, chain = load("kangaroo_like", floating_base=True)
+    q = robot.reference_q
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, q)
+    placements = [data.oMf[robot.frame_id(s)].copy() for s in SOLES]
+    com = pin.centerOfMass(robot.model, data, q)
+    rectangles = [sole_rectangle(robot, s) for s in SOLES]
+    return robot, chain, q, placements, com, rectangles
+
+
+def check_constraints(wrench, rectangle, mu, f_min, torsion, tol=1e-6):
+    f, t = wrench[:3], wrench[3:]
+    assert f[2] >= f_min - tol
+    assert abs(f[0]) <= mu * f[2] + tol and abs(f[1]) <= mu * f[2] + tol
+    assert rectangle.x_min * f[2] - tol <= -t[1] <= rectangle.x_max * f[2] + tol
+    assert rectangle.y_min * f[2] - tol <= t[0] <= rectangle.y_max * f[2] + tol
+    assert abs(t[2]) <= torsion * f[2] + tol
+
+
+def test_desired_wrench_at_rest_on_target_is_the_weight():
+    R = np.eye(3)
+    w = desired_com_wrench(40.0, [0, 0, 0.8], np.array([0, 0, 0.8]), R, R, np.zeros(6), GAINS)
+    np.testing.assert_allclose(w, [0, 0, 40.0 * 9.81, 0, 0, 0])
+
+
+def test_orientation_spring_restores_towards_the_desired_attitude():
+    """A base rolled by +0.1 rad about x: τ_P must push back (negative x torque), of size ≈ K_R·0.1 for the
+    quaternion spring −2(δ K_R ε + ε × K_R ε), ε = sin(0.05) x̂."""
+    R = pin.rpy.rpyToMatrix(0.1, 0, 0)
+    w = desired_com_wrench(40.0, [0, 0, 0.8], np.array([0, 0, 0.8]), R, np.eye(3), np.zeros(6), GAINS)
+    assert w[3] == pytest.approx(-2 * np.cos(0.05) * 300.0 * np.sin(0.05))
+    np.testing.assert_allclose(w[4:], 0.0, atol=1e-12)
+
+
+def test_static_stance_wrenches_sum_to_the_desired_com_wrench_and_satisfy_every_constraint(kangaroo):
+    robot, _, q, placements, com, rectangles = kangaroo
+    mass = robot.total_mass
+    distribution = WrenchDistribution(rectangles, mu=0.7, f_min=10.0)
+    G = [contact_wrench_map(M, com) for M in placements]
+    for shift in ([0, 0, 0], [0.01, 0.005, 0], [-0.02, 0.01, 0.01]):
+        w_d = desired_com_wrench(mass, com + np.array(shift), com, np.eye(3), np.eye(3), np.zeros(6), GAINS)
+        result = distribution.solve(G, w_d, (0, 1), mass)
+        assert result.status == "solved"
+        np.testing.assert_allclose(result.residual, 0.0, atol=1e-6)
+        for wrench, rectangle, torsion in zip(result.wrenches, rectangles, distribution.torsion):
+            check_constraints(wrench, rectangle, 0.7, 10.0, torsion)
+        # Newton–Euler at the CoM, summed independently of G: Σ (R f, R τ + (p − c) × R f).
+        total = np.zeros(6)
+        for M, wrench in zip(placements, result.wrenches):
+            force = M.rotation @ wrench[:3]
+            total += np.r_[force, M.rotation @ wrench[3:] + np.cross(M.translation - com, force)]
+        np.testing.assert_allclose(total, w_d, atol=1e-6)
+
+
+def test_failed_solve_falls_back_and_says_so(kangaroo):
+    """A request the solver cannot use (NaN, as from a corrupted estimate) holds the last feasible
+    distribution; with none yet, the weight is shared equally as pure normal forces."""
+    robot, _, q, placements, com, rectangles = kangaroo
+    mass = robot.total_mass
+    G = [contact_wrench_map(M, com) for M in placements]
+    fresh = WrenchDistribution(rectangles)
+    gravity_only = fresh.solve(G, np.full(6, np.nan), (0, 1), mass)
+    assert gravity_only.status == "fallback: gravity only"
+    np.testing.assert_allclose(gravity_only.wrenches[:, 2], mass * 9.81 / 2)
+
+    distribution = WrenchDistribution(rectangles)
+    good = distribution.solve(G, desired_com_wrench(mass, com, com, np.eye(3), np.eye(3), np.zeros(6), GAINS),
+                              (0, 1), mass)
+    assert good.status == "solved"
+    held = distribution.solve(G, np.full(6, np.nan), (0, 1), mass)
+    assert held.status == "fallback: last feasible"
+    np.testing.assert_allclose(held.wrenches, good.wrenches)
+
+
+def test_joint_torques_equal_the_full_statics(kangaroo):
+    """τ = −Σ J̄_iqᵀ w_i in projected coordinates equals the actuator forces of the full statics
+    g = Sτ + J_cᵀF + J_lᵀλ for the same statically admissible wrenches (gravity rides in w, eq. 26)."""
+    robot, chain, _, _, _, _ = kangaroo
+    q, F, tau_statics, _ = static_stance(robot, chain, SOLES)
+    centroidal = Centroidal(chain)
+    M = centroidal.mass_matrix(q)
+    data = robot.model.createData()
+    pin.computeJointJacobians(robot.model, data, q)
+    pin.updateFramePlacements(robot.model, data)
+    G = chain.velocity_map(q)
+    J = [pin.getFrameJacobian(robot.model, data, robot.frame_id(s), pin.LOCAL) @ G for s in SOLES]
+    np.testing.assert_allclose(joint_torques(M, J, F), tau_statics, rtol=1e-6, atol=1e-6)
