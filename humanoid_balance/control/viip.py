@@ -1,0 +1,89 @@
+"""Variable Impedant Inverted Pendulum (VIIP) control (Sugihara & Nakamura, sections 2–3).
+
+Vertical force reference with a phase-dependent impedance (eq. 8), f_z ≥ f_min while in contact (eq. 15):
+
+    ref f_z = m {K_Pz (ref z_G − z_G) + K_Dz (ref ż_G − ż_G) + g}   ⇒   z̈_G = K_Pz Δz + K_Dz Δż   (eqs. 8–9)
+
+    lift-off:   K_Dz = 0, K_Pz = 2 g z_H / z_d²   (stoop z_d below ref z_G, apex z_H above it; eqs. 10–11)
+    touchdown:  K_Dz = 0, K_Pz = (ż_G− / z_d)²   (landing speed ż_G−, absorbed within z_d; eq. 12)
+    standing:   ω = √K_Pz, ζ = K_Dz / (2√K_Pz) ≥ 1, i.e. not under-damped (eqs. 13–14)
+
+The COG reference acceleration follows from the ZMP and vertical-force references (eqs. 16–19) and is
+integrated into the strict referential velocity (SRV) ref ṗ_G. All motion constraints J_i θ̇ = v_i
+(COG: J_G θ̇ = ref ṗ_G, eq. 20; feet, attitude, posture: eq. 24) are resolved together by weighted least
+norm, θ̇ = W⁻¹Jᵀ(J W⁻¹ Jᵀ)⁻¹ v (eqs. 22–23); in the aerial phase the COG rows are dropped (the COG is not
+controllable there) while attitude and posture are kept. Units: m, s, N, kg.
+"""
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["Impedance", "liftoff_impedance", "touchdown_impedance", "standing_impedance", "vertical_force",
+           "cog_reference_acceleration", "Constraint", "resolve_srv", "GRAVITY"]
+
+GRAVITY = 9.81  # m/s²
+
+
+class Impedance(NamedTuple):
+    K_P: float  # [1/s²]
+    K_D: float  # [1/s]
+
+
+def liftoff_impedance(jump_height, stoop_depth, gravity=GRAVITY):
+    """Eqs. 10–11: a spring compressed by z_d that releases m g z_H of energy, no damping."""
+    return Impedance(2.0 * gravity * jump_height / stoop_depth ** 2, 0.0)
+
+
+def touchdown_impedance(landing_speed, stoop_depth):
+    """Eq. 12: a spring that stops the landing speed ż_G− within the stoop depth z_d, no damping."""
+    return Impedance((landing_speed / stoop_depth) ** 2, 0.0)
+
+
+def standing_impedance(frequency, damping_ratio=1.0):
+    """Eqs. 13–14: K_P = ω², K_D = 2ζω with ζ ≥ 1 (critically damped or over-damped)."""
+    if damping_ratio < 1.0:
+        raise ValueError(f"standing impedance must not be under-damped: ζ = {damping_ratio} < 1 (eq. 14)")
+    return Impedance(frequency ** 2, 2.0 * damping_ratio * frequency)
+
+
+def vertical_force(mass, impedance, z_ref, z, z_dot_ref, z_dot, in_contact, f_min, gravity=GRAVITY):
+    """ref f_z of eq. 8 [N], held at or above f_min > 0 in contact (eq. 15) and zero in the air."""
+    if not in_contact:
+        return 0.0
+    f_z = mass * (impedance.K_P * (z_ref - z) + impedance.K_D * (z_dot_ref - z_dot) + gravity)
+    return max(f_z, f_min)
+
+
+def cog_reference_acceleration(mass, cog, zmp_ref, f_z, moment_xy=(0.0, 0.0), gravity=GRAVITY):
+    """ref p̈_G of eqs. 16–19: the COG acceleration that puts the ZMP at ``zmp_ref`` with vertical force f_z.
+
+    ref ω_G² = f_z / (m (z_G − z_Z)); ẍ = ω_G²(x_G − x_Z) − n_y/(m(z_G − z_Z)); ÿ = ω_G²(y_G − y_Z) + n_x/(…);
+    z̈ = f_z/m − g. ``moment_xy`` = (n_x, n_y), the moment about the COG [N·m].
+    """
+    height = cog[2] - zmp_ref[2]
+    omega2 = f_z / (mass * height)
+    n_x, n_y = moment_xy
+    return np.array([omega2 * (cog[0] - zmp_ref[0]) - n_y / (mass * height),
+                     omega2 * (cog[1] - zmp_ref[1]) + n_x / (mass * height),
+                     f_z / mass - gravity])
+
+
+class Constraint(NamedTuple):
+    """J θ̇ = v, one motion constraint of eq. 24, with a name for diagnostics."""
+
+    name: str
+    J: np.ndarray
+    v: np.ndarray
+
+
+def resolve_srv(constraints, weights):
+    """θ̇ = W⁻¹Jᵀ(J W⁻¹ Jᵀ)⁻¹ v (eq. 23), the weighted least-norm motion meeting every constraint.
+
+    Args:
+        constraints: the active constraints (their rows are stacked).
+        weights: diagonal of W (n,), positive.
+    """
+    J = np.vstack([c.J for c in constraints])
+    v = np.concatenate([c.v for c in constraints])
+    W_inv_Jt = J.T / np.asarray(weights, dtype=float)[:, None]
+    return W_inv_Jt @ np.linalg.solve(J @ W_inv_Jt, v)

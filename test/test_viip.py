@@ -1,0 +1,100 @@
+"""VIIP vertical control (Sugihara–Nakamura eqs. 8–15) against energy and the point-mass dynamics of
+eq. 5, and the SRV resolution (eq. 23) against its KKT system."""
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from humanoid_balance.control.viip import (GRAVITY, Constraint, Impedance, cog_reference_acceleration,
+                                           liftoff_impedance, resolve_srv, standing_impedance, touchdown_impedance,
+                                           vertical_force)
+
+MASS = 40.0
+
+
+def simulate_vertical(impedance, z0, z_dot0, z_ref, duration, f_min=0.0):
+    """m z̈ = f_z − m g (Sugihara eq. 5) with f_z from eq. 8, until the COG leaves the ground (f_z = 0)."""
+    def dynamics(_, state):
+        f_z = vertical_force(MASS, impedance, z_ref, state[0], 0.0, state[1], True, f_min)
+        return [state[1], f_z / MASS - GRAVITY]
+    return solve_ivp(dynamics, (0.0, duration), [z0, z_dot0], rtol=1e-10, atol=1e-12, dense_output=True,
+                     max_step=1e-3)
+
+
+def test_vertical_dynamics_follow_eq_9():
+    impedance = Impedance(120.0, 25.0)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        z, z_dot, z_ref, z_dot_ref = rng.uniform(0.5, 0.9), rng.normal(), 0.7, rng.normal() * 0.1
+        f_z = vertical_force(MASS, impedance, z_ref, z, z_dot_ref, z_dot, True, -np.inf)
+        assert f_z / MASS - GRAVITY == pytest.approx(120.0 * (z_ref - z) + 25.0 * (z_dot_ref - z_dot))
+
+
+def test_liftoff_gains_reach_the_planned_apex():
+    """Eq. 11: from rest z_d below ref z_G, the spring releases m g z_H; at ref z_G the COG leaves with the
+    speed that rises z_H more (v² = 2 g z_H)."""
+    z_ref, z_d, z_H = 0.75, 0.05, 0.05
+    impedance = liftoff_impedance(z_H, z_d)
+    assert impedance == Impedance(2 * GRAVITY * z_H / z_d ** 2, 0.0)
+    solution = simulate_vertical(impedance, z_ref - z_d, 0.0, z_ref, 0.5)
+    t = np.linspace(0, 0.5, 50001)
+    z, z_dot = solution.sol(t)
+    k = np.argmax(z >= z_ref)
+    assert z_dot[k] ** 2 / (2 * GRAVITY) == pytest.approx(z_H, rel=1e-3)
+
+
+def test_touchdown_gains_absorb_the_landing_within_the_stoop_depth():
+    """Eq. 12: landing at ref z_G with speed ż_G−, the COG stops exactly z_d lower (energy balance)."""
+    z_ref, z_d, landing = 0.75, 0.05, -np.sqrt(2 * GRAVITY * 0.05)
+    impedance = touchdown_impedance(landing, z_d)
+    assert impedance.K_P == pytest.approx((landing / z_d) ** 2) and impedance.K_D == 0.0
+    solution = simulate_vertical(impedance, z_ref, landing, z_ref, 0.3)
+    z = solution.sol(np.linspace(0, 0.3, 30001))[0]
+    assert z_ref - z.min() == pytest.approx(z_d, rel=1e-4)  # eq. 8 carries the weight: ½ż² = ½K_P z_d²
+
+
+def test_standing_impedance_is_never_under_damped():
+    impedance = standing_impedance(8.0, 1.0)
+    assert impedance.K_D ** 2 - 4 * impedance.K_P >= -1e-9  # eq. 14 at its limit ζ = 1
+    solution = simulate_vertical(impedance, 0.65, 0.0, 0.7, 3.0)
+    z = solution.sol(np.linspace(0, 3.0, 3001))[0]
+    assert z.max() <= 0.7 + 1e-9  # reaches ref z_G without overshoot (eq. 9 critically damped)
+    assert z[-1] == pytest.approx(0.7, abs=1e-6)
+    with pytest.raises(ValueError, match="under-damped"):
+        standing_impedance(8.0, 0.7)
+
+
+def test_contact_force_floor_and_aerial_zero():
+    impedance = Impedance(400.0, 0.0)
+    assert vertical_force(MASS, impedance, 0.5, 0.9, 0, 0, True, f_min=20.0) == 20.0   # would pull: held at f_min
+    assert vertical_force(MASS, impedance, 0.9, 0.5, 0, 0, False, f_min=20.0) == 0.0   # aerial: no force
+
+
+def test_cog_acceleration_places_the_zmp():
+    """Eqs. 16–19 invert the ZMP equations (3)–(5): recompute the ZMP from the returned acceleration."""
+    cog, zmp_ref, f_z = np.array([0.02, -0.01, 0.7]), np.array([0.05, 0.01, 0.0]), 450.0
+    accel = cog_reference_acceleration(MASS, cog, zmp_ref, f_z)
+    m_total = MASS * (accel[2] + GRAVITY)
+    assert m_total == pytest.approx(f_z)
+    x_zmp = cog[0] - (cog[2] - zmp_ref[2]) * MASS * accel[0] / m_total
+    y_zmp = cog[1] - (cog[2] - zmp_ref[2]) * MASS * accel[1] / m_total
+    np.testing.assert_allclose([x_zmp, y_zmp], zmp_ref[:2], atol=1e-12)
+
+
+def test_srv_resolution_is_the_weighted_least_norm_solution():
+    rng = np.random.default_rng(5)
+    n = 20
+    constraints = [Constraint("cog", rng.normal(size=(3, n)), rng.normal(size=3)),
+                   Constraint("feet", rng.normal(size=(12, n)), np.zeros(12)),
+                   Constraint("attitude", rng.normal(size=(3, n)), rng.normal(size=3))]
+    weights = rng.uniform(0.5, 5.0, n)
+    theta_dot = resolve_srv(constraints, weights)
+    J = np.vstack([c.J for c in constraints])
+    v = np.concatenate([c.v for c in constraints])
+    kkt = np.block([[np.diag(weights), J.T], [J, np.zeros((len(v), len(v)))]])  # min ½θ̇ᵀWθ̇ s.t. Jθ̇ = v
+    reference = np.linalg.solve(kkt, np.concatenate([np.zeros(n), v]))[:n]
+    np.testing.assert_allclose(theta_dot, reference, atol=1e-10)
+    # Aerial phase: without the COG rows the COG constraint is no longer enforced, the rest still is.
+    aerial = resolve_srv(constraints[1:], weights)
+    np.testing.assert_allclose(np.vstack([c.J for c in constraints[1:]]) @ aerial,
+                               np.concatenate([c.v for c in constraints[1:]]), atol=1e-10)
+    assert np.abs(constraints[0].J @ aerial - constraints[0].v).max() > 1e-3
