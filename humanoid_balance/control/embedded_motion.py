@@ -1,0 +1,116 @@
+"""CoM Jacobian with embedded motions (Choi & Kim section 3, eqs. 5–20; Kim, Choi & Kim, motion-embedded
+COG Jacobian, eqs. 15–20).
+
+The robot is split into sections (limbs). The base section is the support leg whose sole is fixed; every
+other section is C-busy (its end follows a Cartesian twist), J-busy (its joints follow given rates) or idle
+(held still). With the world-aligned frame Jacobian of a section's end, ẋ_i = B_i ν_b + J_i q̇_i (B_i: base
+columns, J_i: the section's joints; eq. 5):
+
+    base section fixed:    ν_b = K q̇_1,            K = −B_1⁻¹ J_1                          (eq. 11)
+    C-busy section i:      q̇_i = J_i⁺ (ẋ_i − B_i ν_b)                                         (eqs. 7, 19)
+    CoM:                   ċ = J_c,b ν_b + Σ_i J_c,i q̇_i                                        (eq. 8)
+    ⇒  J_emb q̇_1 = ċ_emb,   J_emb = J_c,b K + J_c,1 − Σ_C J_c,i J_i⁺ B_i K                    (eqs. 15, 20)
+                              ċ_emb = u − Σ_C J_c,i J_i⁺ ẋ_i − Σ_J J_c,i q̇_i                 (eqs. 17, 20, 32, 33)
+
+with u the balancing input (eq. 24 horizontally). Stacked with the base attitude rows ω_b = R_b K_ω q̇_1 the
+support joints are resolved (eq. 16), then the other sections by eq. 19. Units: m, rad, s.
+"""
+from typing import NamedTuple
+
+import numpy as np
+import pinocchio as pin
+
+__all__ = ["Section", "EmbeddedMotionResolver", "BASE", "C_BUSY", "J_BUSY", "IDLE"]
+
+BASE, C_BUSY, J_BUSY, IDLE = "base", "c_busy", "j_busy", "idle"
+
+
+class Section(NamedTuple):
+    """A limb (Kim–Choi–Kim's section): its joints, its end frame and its role."""
+
+    name: str
+    joints: tuple
+    end_frame: str
+    role: str = IDLE
+
+
+class EmbeddedMotionResolver:
+    """Resolves whole-body velocities from a CoM command and the sections' tasks (floating-base robot)."""
+
+    def __init__(self, robot, sections):
+        if not robot.floating_base:
+            raise ValueError("the embedded-motion CoM Jacobian needs the floating-base model")
+        self.robot = robot
+        self.model = robot.model
+        self.data = robot.model.createData()
+        self.sections = {section.name: section for section in sections}
+        self.columns = {section.name: np.array([robot.joint_v_index(j) for j in section.joints], dtype=int)
+                        for section in sections}
+        self.frames = {section.name: robot.frame_id(section.end_frame) for section in sections}
+        bases = [s.name for s in sections if s.role == BASE]
+        if len(bases) != 1:
+            raise ValueError(f"exactly one section must be the base (support) section, got {bases}")
+
+    def set_roles(self, roles):
+        """Change sections' roles together ({name: role}, e.g. swap the support leg); exactly one base must remain."""
+        updated = {name: section._replace(role=roles.get(name, section.role)) for name, section in self.sections.items()}
+        if [s.role for s in updated.values()].count(BASE) != 1:
+            raise ValueError(f"exactly one section must stay the base (support) section, not {roles}")
+        self.sections = updated
+
+    @property
+    def base_section(self):
+        return next(s for s in self.sections.values() if s.role == BASE)
+
+    def resolve(self, q, com_velocity, base_angular_velocity, twists=None, joint_rates=None):
+        """Whole-body velocity ν (nv,) in pinocchio's convention (base twist in the base frame, then joints).
+
+        Args:
+            com_velocity: u, the CoM velocity command, world frame [m/s] (3,).
+            base_angular_velocity: desired ω of the base link, world frame [rad/s] (3,).
+            twists: C-busy sections → end twist [v; ω], world-aligned at the end frame [m/s, rad/s] (6,);
+                missing means hold still (e.g. the other foot on the ground).
+            joint_rates: J-busy sections → joint rates [rad/s] (n_i,).
+        """
+        twists, joint_rates = twists or {}, joint_rates or {}
+        model, data = self.model, self.data
+        pin.computeJointJacobians(model, data, q)
+        pin.updateFramePlacements(model, data)
+        J_com = pin.jacobianCenterOfMass(model, data, q, False)  # (3, nv)
+        R_base = data.oMi[1].rotation
+
+        def frame_jacobian(name):
+            return pin.getFrameJacobian(model, data, self.frames[name], pin.LOCAL_WORLD_ALIGNED)
+
+        base = self.base_section.name
+        J_end = frame_jacobian(base)
+        B_1, J_1 = J_end[:, :6], J_end[:, self.columns[base]]
+        K = -np.linalg.solve(B_1, J_1)                           # ν_b = K q̇_1 (eq. 11)
+        J_emb = J_com[:, :6] @ K + J_com[:, self.columns[base]]
+        c_emb = np.array(com_velocity, dtype=float)
+        cartesian = {}
+        for name, section in self.sections.items():
+            columns = self.columns[name]
+            if section.role == C_BUSY:
+                J_end = frame_jacobian(name)
+                J_pinv = np.linalg.pinv(J_end[:, columns])
+                twist = np.asarray(twists.get(name, np.zeros(6)), dtype=float)
+                cartesian[name] = (J_pinv, J_end[:, :6], twist)
+                J_emb -= J_com[:, columns] @ J_pinv @ J_end[:, :6] @ K       # eqs. 15, 20
+                c_emb -= J_com[:, columns] @ J_pinv @ twist                 # eqs. 17, 20
+            elif section.role == J_BUSY:
+                c_emb -= J_com[:, columns] @ np.asarray(joint_rates[name], dtype=float)
+
+        task = np.vstack([J_emb, R_base @ K[3:]])                # (6, n_1): CoM and base attitude (eq. 16)
+        q_dot_1 = np.linalg.lstsq(task, np.concatenate([c_emb, base_angular_velocity]), rcond=None)[0]
+        nu = np.zeros(model.nv)
+        nu[:6] = K @ q_dot_1
+        nu[self.columns[base]] = q_dot_1
+        for name, section in self.sections.items():
+            columns = self.columns[name]
+            if section.role == C_BUSY:
+                J_pinv, B_i, twist = cartesian[name]
+                nu[columns] = J_pinv @ (twist - B_i @ nu[:6])        # eq. 19 (Kim–Choi–Kim eq. 15)
+            elif section.role == J_BUSY:
+                nu[columns] = joint_rates[name]
+        return nu
