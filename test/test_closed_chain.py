@@ -118,3 +118,15 @@ def test_singular_configuration_is_reported_not_solved():
     with pytest.raises((ClosureError, SingularConfigurationError)) as raised:
         chain.solve_passive(q)
     assert "cond" in str(raised.value) or "‖e_l‖" in str(raised.value)
+
+
+def test_output_velocity_map_reproduces_output_rates_and_closes_the_loops(robot_chain):
+    """T maps (base, output rates) to a full velocity that satisfies J_l ν = 0 and moves the outputs at the
+    requested rates — the projection used to run serial-equivalent controllers on closed chains."""
+    robot, chain = robot_chain
+    q = closed_configuration(robot, chain, np.random.default_rng(9))
+    T = chain.output_velocity_map(q)
+    rates = np.random.default_rng(10).normal(size=T.shape[1])
+    nu = T @ rates
+    np.testing.assert_allclose(chain.constraint_jacobian(q) @ nu, 0.0, atol=1e-9)
+    np.testing.assert_allclose(nu[robot.output_v], rates[robot.base_nv:], atol=1e-9)

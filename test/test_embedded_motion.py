@@ -35,7 +35,7 @@ def talos():
 
 
 def check_resolution(robot, q, resolver, u, omega, rates, twists=None):
-    nu = resolver.resolve(q, u, omega, twists=twists, joint_rates=rates)
+    nu = resolver.resolve(q, u, omega, twists=twists, joint_rates=rates).velocity
     data = robot.model.createData()
     pin.computeJointJacobians(robot.model, data, q)
     pin.updateFramePlacements(robot.model, data)
@@ -75,3 +75,23 @@ def test_cartesian_task_on_the_other_foot_and_support_swap(talos):
         resolver.set_roles({"left_leg": C_BUSY})
     resolver.set_roles({"left_leg": C_BUSY, "right_leg": BASE})
     check_resolution(robot, q, resolver, np.array([0.0, -0.02, 0.0]), np.zeros(3), rates)
+
+
+def test_closed_chain_robot_through_the_output_projection():
+    """kangaroo_like: legs made of serial-equivalent outputs; the resolved full velocity keeps every loop
+    closed (J_l ν = 0), fixes the support sole and gives the commanded CoM velocity of the whole tree,
+    linkages included."""
+    from model_fixtures import load
+
+    robot, chain = load("kangaroo_like", floating_base=True)
+    joints = ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")
+    sections = [Section("left_leg", tuple(f"left_{j}" for j in joints), "left_sole", BASE),
+                Section("right_leg", tuple(f"right_{j}" for j in joints), "right_sole", C_BUSY)]
+    q = robot.reference_q.copy()
+    for k, target in enumerate(np.linspace(0, -0.06, 6)[1:]):  # crouch: retract both knee actuators
+        q[[robot.joint_q_index("left_knee_actuator"), robot.joint_q_index("right_knee_actuator")]] = target
+        q = chain.solve_passive(q).q
+    resolver = EmbeddedMotionResolver(robot, sections)
+    u, omega = np.array([0.01, -0.02, 0.005]), np.array([0.0, 0.02, 0.0])
+    nu = check_resolution(robot, q, resolver, u, omega, {})
+    np.testing.assert_allclose(chain.constraint_jacobian(q) @ nu, 0.0, atol=1e-9)

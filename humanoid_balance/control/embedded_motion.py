@@ -13,14 +13,18 @@ columns, J_i: the section's joints; eq. 5):
                               ċ_emb = u − Σ_C J_c,i J_i⁺ ẋ_i − Σ_J J_c,i q̇_i                 (eqs. 17, 20, 32, 33)
 
 with u the balancing input (eq. 24 horizontally). Stacked with the base attitude rows ω_b = R_b K_ω q̇_1 the
-support joints are resolved (eq. 16), then the other sections by eq. 19. Units: m, rad, s.
+support joints are resolved (eq. 16), then the other sections by eq. 19. Sections are made of serial-equivalent
+output joints; on a closed-chain robot every Jacobian is first projected onto them, J T with
+T = ∂ν/∂ν_o (ClosedChain.output_velocity_map), so the linkages' masses count in the CoM. Units: m, rad, s.
 """
 from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["Section", "EmbeddedMotionResolver", "BASE", "C_BUSY", "J_BUSY", "IDLE"]
+from humanoid_balance.model.closed_chain import ClosedChain
+
+__all__ = ["Section", "EmbeddedMotionResolver", "Resolution", "BASE", "C_BUSY", "J_BUSY", "IDLE"]
 
 BASE, C_BUSY, J_BUSY, IDLE = "base", "c_busy", "j_busy", "idle"
 
@@ -34,6 +38,11 @@ class Section(NamedTuple):
     role: str = IDLE
 
 
+class Resolution(NamedTuple):
+    output_velocity: np.ndarray  # ν_o: base twist (base frame) then output-joint rates, robot.output_names order
+    velocity: np.ndarray         # ν = T ν_o, every joint of the tree (pinocchio convention)
+
+
 class EmbeddedMotionResolver:
     """Resolves whole-body velocities from a CoM command and the sections' tasks (floating-base robot)."""
 
@@ -43,8 +52,13 @@ class EmbeddedMotionResolver:
         self.robot = robot
         self.model = robot.model
         self.data = robot.model.createData()
+        self.chain = ClosedChain(robot)
         self.sections = {section.name: section for section in sections}
-        self.columns = {section.name: np.array([robot.joint_v_index(j) for j in section.joints], dtype=int)
+        for section in sections:
+            missing = [j for j in section.joints if j not in robot.output_names]
+            if missing:
+                raise ValueError(f"section '{section.name}': {missing} are not serial-equivalent output joints")
+        self.columns = {section.name: np.array([6 + robot.output_names.index(j) for j in section.joints], dtype=int)
                         for section in sections}
         self.frames = {section.name: robot.frame_id(section.end_frame) for section in sections}
         bases = [s.name for s in sections if s.role == BASE]
@@ -63,7 +77,7 @@ class EmbeddedMotionResolver:
         return next(s for s in self.sections.values() if s.role == BASE)
 
     def resolve(self, q, com_velocity, base_angular_velocity, twists=None, joint_rates=None):
-        """Whole-body velocity ν (nv,) in pinocchio's convention (base twist in the base frame, then joints).
+        """Whole-body velocity (:class:`Resolution`) meeting the CoM command, the base attitude and the tasks.
 
         Args:
             com_velocity: u, the CoM velocity command, world frame [m/s] (3,).
@@ -74,13 +88,14 @@ class EmbeddedMotionResolver:
         """
         twists, joint_rates = twists or {}, joint_rates or {}
         model, data = self.model, self.data
+        T = self.chain.output_velocity_map(q)                    # (nv, 6 + n_out)
         pin.computeJointJacobians(model, data, q)
         pin.updateFramePlacements(model, data)
-        J_com = pin.jacobianCenterOfMass(model, data, q, False)  # (3, nv)
+        J_com = pin.jacobianCenterOfMass(model, data, q, False) @ T  # (3, 6 + n_out)
         R_base = data.oMi[1].rotation
 
         def frame_jacobian(name):
-            return pin.getFrameJacobian(model, data, self.frames[name], pin.LOCAL_WORLD_ALIGNED)
+            return pin.getFrameJacobian(model, data, self.frames[name], pin.LOCAL_WORLD_ALIGNED) @ T
 
         base = self.base_section.name
         J_end = frame_jacobian(base)
@@ -103,7 +118,7 @@ class EmbeddedMotionResolver:
 
         task = np.vstack([J_emb, R_base @ K[3:]])                # (6, n_1): CoM and base attitude (eq. 16)
         q_dot_1 = np.linalg.lstsq(task, np.concatenate([c_emb, base_angular_velocity]), rcond=None)[0]
-        nu = np.zeros(model.nv)
+        nu = np.zeros(T.shape[1])
         nu[:6] = K @ q_dot_1
         nu[self.columns[base]] = q_dot_1
         for name, section in self.sections.items():
@@ -113,4 +128,4 @@ class EmbeddedMotionResolver:
                 nu[columns] = J_pinv @ (twist - B_i @ nu[:6])        # eq. 19 (Kim–Choi–Kim eq. 15)
             elif section.role == J_BUSY:
                 nu[columns] = joint_rates[name]
-        return nu
+        return Resolution(nu, T @ nu)

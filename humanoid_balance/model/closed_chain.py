@@ -288,6 +288,18 @@ class ClosedChain:
         rows = self.robot.output_v - self.robot.base_nv
         return self.joint_velocity_map(q, linearization)[rows]
 
+    def output_velocity_map(self, q, linearization=None):
+        """T = ∂ν/∂ν_o ((nv) × (base_nv + n_out)): full velocity from base and serial-equivalent output rates,
+        G_j (P J_m)⁻¹ on the joints (eqs. 7, 22). A tree Jacobian J becomes J T in output coordinates."""
+        robot = self.robot
+        b = robot.base_nv
+        lin = linearization if linearization is not None else self.linearize(q)
+        G_joints = self.joint_velocity_map(q, lin)
+        T = np.zeros((robot.nv, b + len(robot.output_v)))
+        T[:b, :b] = np.eye(b)
+        T[b:, b:] = G_joints @ np.linalg.inv(G_joints[robot.output_v - b])
+        return T
+
     def actuator_velocities(self, q, output_velocities):
         """θ̇_a = (P J_m)⁻¹ q̇_d (eq. 22) [rad/s or m/s]."""
         return np.linalg.solve(self.output_jacobian(q), output_velocities)
