@@ -1,0 +1,232 @@
+"""The centroidal balancer's core: one ``update(state, dt)`` per control tick, in one of three modes.
+
+- ``kinematic`` (Choi–Kim): u = eq. 24 horizontally (+ a CoM height P term), resolved through the CoM
+  Jacobian with embedded motions (eqs. 14–20) into serial-equivalent joint rates, integrated into positions.
+- ``momentum`` (Garofalo et al.): desired CoM wrench (eqs. 38–39) distributed over the soles by the QP,
+  mapped to joint torques τ = −Λ_q Q M⁻¹ Σ Jᵀ w, posture held in position.
+- ``viip`` (Sugihara–Nakamura): vertical force reference with the phase's impedance (eqs. 8–15) and the ZMP
+  reference give the COG acceleration (eqs. 16–19), integrated into the strict referential velocity and
+  resolved with the feet, attitude and posture constraints by weighted least norm (eq. 23); the COG rows
+  are dropped in the aerial phase.
+In every mode the efforts carry the quasi-static torques of the current wrench distribution (the gravity
+compensation); position, velocity and effort are clamped to the URDF limits before leaving.
+Everything works on the serial-equivalent outputs q (robot.output_names); a closed-chain robot is projected
+onto them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
+"""
+from dataclasses import dataclass, field
+from typing import NamedTuple, Optional
+
+import numpy as np
+import pinocchio as pin
+from scipy.spatial import ConvexHull
+
+from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
+from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
+                                                       desired_com_wrench, joint_torques)
+from humanoid_balance.control.viip import (Constraint, cog_reference_acceleration, resolve_srv, standing_impedance,
+                                           vertical_force)
+from humanoid_balance.control.zmp_com import ZmpComGains, balancing_input, check_gains
+from humanoid_balance.model.centroidal import Centroidal
+from humanoid_balance.model.closed_chain import ClosedChain
+from humanoid_balance.model.soles import sole_rectangle
+
+__all__ = ["MODES", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer"]
+
+MODES = ("kinematic", "momentum", "viip")
+
+
+class Foot(NamedTuple):
+    name: str          # e.g. left_foot
+    sole: str          # sole frame
+    joints: tuple      # serial-equivalent leg joints, hip to ankle
+
+
+@dataclass
+class BalancerConfig:
+    mode: str = "kinematic"
+    feet: tuple = ()
+    zmp_com: ZmpComGains = field(default_factory=lambda: ZmpComGains(np.array([1.5, 1.5]), np.array([6.0, 6.0])))
+    com_height_gain: float = 5.0       # [1/s] CoM height P term (kinematic mode)
+    attitude_gain: float = 5.0         # [1/s] base attitude P term (kinematic and viip modes)
+    momentum: MomentumGains = field(default_factory=lambda: MomentumGains(
+        np.eye(3) * 800.0, np.eye(3) * 4.0, np.eye(3) * 300.0, np.eye(3) * 4.0))
+    friction: float = 0.7              # μ of the friction pyramid
+    f_min: float = 10.0                # minimum sole normal force [N]
+    viip_frequency: float = 8.0        # standing impedance ω [rad/s] (eq. 13)
+    viip_damping: float = 1.0          # standing impedance ζ ≥ 1 (eq. 14)
+    posture_gain: float = 2.0          # [1/s] joints not in a leg return to their reference posture
+
+
+class BalancerState(NamedTuple):
+    q: np.ndarray                      # floating-base configuration (base pose from odom, every joint)
+    v: np.ndarray                      # velocity (base twist in the base frame, every joint)
+    contacts: tuple                    # per foot: True in contact
+    zmp: Optional[np.ndarray]          # measured ZMP, world frame [m]
+    com_reference: np.ndarray          # desired CoM, world frame [m]
+    joint_rates: dict = {}             # J-busy extra sections → joint rates [rad/s]
+
+
+class JointCommand(NamedTuple):
+    position: np.ndarray               # robot.output_names order [rad or m]
+    velocity: np.ndarray
+    effort: np.ndarray                 # [N·m or N]
+    wrenches: np.ndarray               # desired sole wrenches (feet, 6), sole frames [N, N·m]
+    status: dict                       # figures for diagnostics
+
+
+class Balancer:
+    """Balance controller over the serial-equivalent outputs of a floating-base :class:`RobotModel`."""
+
+    def __init__(self, robot, config, extra_sections=()):
+        if config.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got '{config.mode}'")
+        self.robot, self.config = robot, config
+        self.model, self.data = robot.model, robot.model.createData()
+        self.chain = ClosedChain(robot)
+        self.centroidal = Centroidal(self.chain)
+        self.mass = robot.total_mass
+        feet = list(config.feet)
+        sections = [Section(f.name, f.joints, f.sole, BASE if i == 0 else C_BUSY) for i, f in enumerate(feet)]
+        self.resolver = EmbeddedMotionResolver(robot, sections + list(extra_sections))
+        self.extra = {s.name: s for s in extra_sections}
+        self.distribution = WrenchDistribution([sole_rectangle(robot, f.sole) for f in feet], config.friction,
+                                               config.f_min)
+        lower, upper = robot.position_limits(robot.output_names)
+        self.limits = (lower, upper, robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names))
+        self.posture = robot.reference_q[robot.output_q].copy()
+        self.position_command = None
+        self.srv = None
+        self.clamped = 0
+
+    def check(self, com_height):
+        """Refuse gains outside the stability conditions (raises GainError / ValueError with the reason)."""
+        check_gains(self.config.zmp_com, com_height)
+        standing_impedance(self.config.viip_frequency, self.config.viip_damping)
+
+    def hold(self, state):
+        """Restart from the measured posture (after a timeout or on activation)."""
+        self.position_command = state.q[self.robot.output_q].copy()
+        self.srv = None
+
+    def update(self, state, dt):
+        robot, config = self.robot, self.config
+        if self.position_command is None:
+            self.hold(state)
+        pin.framesForwardKinematics(self.model, self.data, state.q)
+        com = self.centroidal.com(state.q)
+        placements = [self.data.oMf[robot.frame_id(f.sole)].copy() for f in config.feet]
+        active = tuple(i for i, touching in enumerate(state.contacts) if touching)
+        G = [contact_wrench_map(M, com) for M in placements]
+        R_base = self.data.oMi[1].rotation
+        if config.mode == "momentum":
+            momentum = self.centroidal.centroidal_momentum_matrix(state.q) @ self._actuated_velocity(state)
+            w_d = desired_com_wrench(self.mass, com, state.com_reference, R_base, np.eye(3), momentum,
+                                     config.momentum)
+        else:
+            momentum = np.zeros(6)
+            w_d = np.r_[0.0, 0.0, self.mass * 9.81, 0.0, 0.0, 0.0]
+        distribution = self.distribution.solve(G, w_d, active, self.mass)
+        effort = self._output_torques(state.q, distribution.wrenches, active)
+
+        velocity = np.zeros(len(robot.output_names))
+        if config.mode == "kinematic" and active:
+            velocity = self._kinematic_rates(state, com, R_base)
+        elif config.mode == "viip":
+            velocity = self._viip_rates(state, com, R_base, active, dt)
+        self.position_command = self.position_command + dt * velocity
+        position, velocity, effort = self._clamp(self.position_command, velocity, effort)
+        self.position_command = position
+        zmp_margin = self._zmp_margin(state.zmp, placements, active)
+        status = {"mode": config.mode, "qp status": distribution.status, "qp solve time [s]": distribution.solve_time,
+                  "wrench residual [N, N·m]": float(np.abs(distribution.residual).max()),
+                  "linear momentum [kg m/s]": float(np.linalg.norm(momentum[:3])),
+                  "angular momentum [kg m²/s]": float(np.linalg.norm(momentum[3:])),
+                  "ZMP margin [m]": zmp_margin, "clamped values": self.clamped}
+        return JointCommand(position, velocity, effort, distribution.wrenches, status)
+
+    # -- modes ----------------------------------------------------------------------------------------
+    def _kinematic_rates(self, state, com, R_base):
+        config = self.config
+        zmp = com if state.zmp is None else state.zmp
+        u = np.zeros(3)
+        u[:2] = balancing_input(np.zeros(2), state.com_reference, zmp, state.com_reference, com, config.zmp_com)
+        u[2] = config.com_height_gain * (state.com_reference[2] - com[2])
+        omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
+        resolution = self.resolver.resolve(state.q, u, omega, joint_rates=self._extra_rates(state))
+        return resolution.output_velocity[6:]
+
+    def _viip_rates(self, state, com, R_base, active, dt):
+        config, robot = self.config, self.robot
+        T = self.chain.output_velocity_map(state.q)
+        com_velocity = pin.jacobianCenterOfMass(self.model, self.data, state.q, False) @ state.v
+        impedance = standing_impedance(config.viip_frequency, config.viip_damping)
+        f_z = vertical_force(self.mass, impedance, state.com_reference[2], com[2], 0.0, com_velocity[2],
+                             bool(active), config.f_min)
+        zmp_ref = np.r_[state.com_reference[:2], 0.0 if state.zmp is None else state.zmp[2]]
+        if self.srv is None:
+            self.srv = com_velocity.copy()
+        if active:  # eqs. 16–19 integrated into the strict referential velocity
+            self.srv = self.srv + dt * cog_reference_acceleration(self.mass, com, zmp_ref, f_z)
+        pin.computeJointJacobians(self.model, self.data, state.q)
+        pin.updateFramePlacements(self.model, self.data)
+        constraints = []
+        if active:
+            constraints.append(Constraint("cog", pin.jacobianCenterOfMass(self.model, self.data, state.q, False) @ T,
+                                          self.srv))
+        for i, foot in enumerate(config.feet):
+            if i in active:
+                J = pin.getFrameJacobian(self.model, self.data, robot.frame_id(foot.sole), pin.LOCAL_WORLD_ALIGNED) @ T
+                constraints.append(Constraint(f"{foot.name} fixed", J, np.zeros(6)))
+        attitude = np.zeros((3, T.shape[1]))
+        attitude[:, 3:6] = R_base
+        constraints.append(Constraint("attitude", attitude, -config.attitude_gain * (R_base @ pin.log3(R_base))))
+        legs = {robot.output_names.index(j) for foot in config.feet for j in foot.joints}
+        others = [k for k in range(len(robot.output_names)) if k not in legs]
+        if others:
+            posture = np.zeros((len(others), T.shape[1]))
+            posture[np.arange(len(others)), 6 + np.array(others)] = 1.0
+            q_out = state.q[robot.output_q]
+            constraints.append(Constraint("posture", posture,
+                                          config.posture_gain * (self.posture[others] - q_out[others])))
+        weights = np.r_[np.full(6, 10.0), np.ones(len(robot.output_names))]
+        return resolve_srv(constraints, weights)[6:]
+
+    # -- helpers --------------------------------------------------------------------------------------
+    def _extra_rates(self, state):
+        return {name: state.joint_rates.get(name, np.zeros(len(s.joints)))
+                for name, s in self.extra.items() if s.role == J_BUSY}
+
+    def _actuated_velocity(self, state):
+        robot = self.robot
+        return np.r_[state.v[:6], state.v[robot.actuated_v]]
+
+    def _output_torques(self, q, wrenches, active):
+        """τ = −Λ_q Q M⁻¹ Σ Jᵀ w in actuated coordinates, then to the outputs by eq. 23."""
+        robot = self.robot
+        if not active:
+            return np.zeros(len(robot.output_names))
+        G = self.chain.velocity_map(q)
+        pin.computeJointJacobians(self.model, self.data, q)
+        pin.updateFramePlacements(self.model, self.data)
+        J = [pin.getFrameJacobian(self.model, self.data, robot.frame_id(self.config.feet[i].sole), pin.LOCAL) @ G
+             for i in active]
+        tau_actuated = joint_torques(self.centroidal.mass_matrix(q), J, wrenches[list(active)])
+        return self.chain.output_torques(q, tau_actuated)
+
+    def _clamp(self, position, velocity, effort):
+        lower, upper, velocity_limit, effort_limit = self.limits
+        clamped = (np.clip(position, lower, upper), np.clip(velocity, -velocity_limit, velocity_limit),
+                   np.clip(effort, -effort_limit, effort_limit))
+        self.clamped += int(sum(np.count_nonzero(a != b) for a, b in zip((position, velocity, effort), clamped)))
+        return clamped
+
+    def _zmp_margin(self, zmp, placements, active):
+        """Distance of the ZMP inside the support polygon's nearest edge (negative outside) [m]."""
+        if zmp is None or not active:
+            return float("nan")
+        corners = np.array([placements[i].act(corner)[:2] for i in active
+                            for corner in self.distribution.rectangles[i].corners()])
+        hull = corners[ConvexHull(corners).vertices]                  # counter-clockwise
+        edges = np.roll(hull, -1, axis=0) - hull
+        inward = np.column_stack([-edges[:, 1], edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]
+        return float(np.min(np.einsum("kj,kj->k", zmp[:2] - hull, inward)))

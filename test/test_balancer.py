@@ -1,0 +1,91 @@
+"""The balancer core on kangaroo_like: each mode does what its paper says on a kinematic/static model, and
+no command ever leaves the URDF limits, whatever the references (hypothesis)."""
+import numpy as np
+import pinocchio as pin
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from humanoid_balance.control.balancer import Balancer, BalancerConfig, BalancerState, Foot
+from model_fixtures import load, static_stance
+
+JOINTS = ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")
+FEET = (Foot("left_foot", "left_sole", tuple(f"left_{j}" for j in JOINTS)),
+        Foot("right_foot", "right_sole", tuple(f"right_{j}" for j in JOINTS)))
+
+
+@pytest.fixture(scope="module")
+def kangaroo():
+    robot, chain = load("kangaroo_like", floating_base=True)
+    q = robot.reference_q.copy()
+    for target in np.linspace(0, -0.05, 6)[1:]:  # a slight crouch, away from the straight-knee singularity
+        q[[robot.joint_q_index("left_knee_actuator"), robot.joint_q_index("right_knee_actuator")]] = target
+        q = chain.solve_passive(q).q
+    return robot, chain, q
+
+
+def com_of(robot, q):
+    return pin.centerOfMass(robot.model, robot.model.createData(), q)
+
+
+def test_kinematic_mode_drives_the_com_to_its_reference(kangaroo):
+    """Apply the commanded output positions to the model (loops re-closed, support sole kept where it is by
+    moving the base) and the CoM converges to a reference 2 cm to the side."""
+    robot, chain, q = kangaroo
+    balancer = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET))
+    target = com_of(robot, q) + np.array([0.0, 0.02, 0.0])
+    dt = 0.01
+    for _ in range(300):
+        state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), target)
+        command = balancer.update(state, dt)
+        # Move as commanded for one tick: output rates, loops closed, the support sole fixed by the base.
+        outputs = command.velocity
+        T = chain.output_velocity_map(q)
+        data = robot.model.createData()
+        pin.computeJointJacobians(robot.model, data, q)
+        pin.updateFramePlacements(robot.model, data)
+        J_foot = pin.getFrameJacobian(robot.model, data, robot.frame_id("left_sole"), pin.LOCAL_WORLD_ALIGNED) @ T
+        base = -np.linalg.solve(J_foot[:, :6], J_foot[:, 6:] @ outputs)  # the support sole does not move
+        nu = T @ np.r_[base, outputs]
+        q = chain.solve_passive(pin.integrate(robot.model, q, nu * dt)).q
+    np.testing.assert_allclose(com_of(robot, q)[:2], target[:2], atol=2e-3)
+
+
+def test_momentum_mode_at_rest_on_target_holds_the_weight_with_the_static_torques(kangaroo):
+    robot, chain, _ = kangaroo
+    q, F, tau_statics, weight = static_stance(robot, chain, ("left_sole", "right_sole"))
+    balancer = Balancer(robot, BalancerConfig(mode="momentum", feet=FEET))
+    command = balancer.update(BalancerState(q, np.zeros(robot.nv), (True, True), None, com_of(robot, q)), 0.002)
+    assert command.status["qp status"] == "solved"
+    assert command.wrenches[:, 2].sum() == pytest.approx(weight, rel=1e-6)
+    # The torques hold the robot: equal to the statics of the same wrench distribution (eq. 23 to outputs).
+    data = robot.model.createData()
+    pin.computeJointJacobians(robot.model, data, q)
+    pin.updateFramePlacements(robot.model, data)
+    J_c = np.vstack([pin.getFrameJacobian(robot.model, data, robot.frame_id(s), pin.LOCAL)
+                     for s in ("left_sole", "right_sole")])
+    g = pin.rnea(robot.model, data, q, np.zeros(robot.nv), np.zeros(robot.nv))
+    S = np.zeros((robot.nv, len(robot.actuated_v)))
+    S[robot.actuated_v, np.arange(len(robot.actuated_v))] = 1.0
+    tau = np.linalg.lstsq(np.hstack([S, chain.constraint_jacobian(q).T]), g - J_c.T @ command.wrenches.reshape(-1),
+                          rcond=None)[0][:len(robot.actuated_v)]
+    np.testing.assert_allclose(command.effort, chain.output_torques(q, tau), rtol=1e-5, atol=1e-4)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(mode=st.sampled_from(["kinematic", "momentum", "viip"]),
+       offset=st.tuples(*[st.floats(-5.0, 5.0)] * 3), zmp=st.tuples(*[st.floats(-5.0, 5.0)] * 2),
+       contacts=st.sampled_from([(True, True), (True, False), (False, True), (False, False)]),
+       steps=st.integers(1, 30))
+def test_commands_never_exceed_the_urdf_limits(kangaroo, mode, offset, zmp, contacts, steps):
+    robot, _, q = kangaroo
+    balancer = Balancer(robot, BalancerConfig(mode=mode, feet=FEET))
+    lower, upper = robot.position_limits(robot.output_names)
+    velocity_limit, effort_limit = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
+    state = BalancerState(q, np.zeros(robot.nv), contacts, np.r_[zmp, 0.0], com_of(robot, q) + np.array(offset))
+    for _ in range(steps):
+        command = balancer.update(state, 0.05)
+        assert np.all(np.isfinite(command.position)) and np.all(np.isfinite(command.effort))
+        assert np.all(command.position >= lower) and np.all(command.position <= upper)
+        assert np.all(np.abs(command.velocity) <= velocity_limit)
+        assert np.all(np.abs(command.effort) <= effort_limit)
