@@ -21,16 +21,19 @@ chain hangs straight down at q = 0 with hip yaw/roll/pitch, knee and ankle pitch
 right rows mirroring left rows.  The centroid and mass of row k belong to the body turned by joint k+1 (the
 pelvis-side body of a limb is row 0) and the centroid is expressed in DH frame k: e.g. the 3.36 kg thigh
 (row 2) sits 0.225 m along x_2 = down the thigh from the hip, the 2.22 kg shin (row 3) 0.145 m below the knee,
-and the right-side centroids mirror the left ones in y under this reading.
+and the right-side centroids mirror the left ones in y under this reading (to 0.25 mm: rows LA1/RA1 print the
+same y = 0.000125).
 
 Mapping onto the URDF (the check compares URDF and DH kinematics and CoM at random configurations):
 * every link frame is parallel to ``base_link`` at q = 0 (joint origins have zero rpy, x forward, y left,
-  z up, REP-103); the frame of the body turned by joint k sits at the origin of DH frame k-1, on the axis;
-* joint axis = z_{k-1} at q = 0, flipped if needed to be +x, +y or +z, and q_urdf = sign * q_dh (``sign`` is
+  z up, REP-103); the link turned by joint k+1 has its frame at the origin of DH frame k, on the axis, so a
+  joint origin is the difference of two DH frame origins at q = 0;
+* joint k+1 axis = z_k at q = 0, flipped if needed to be +x, +y or +z, and q_urdf = sign * q_dh (``sign`` is
   printed by --check).  So pitch joints turn about +y (hip pitch, shoulder pitch: negative = limb forward;
   knee: positive = flexion; elbow: negative = flexion; ankle pitch and neck pitch: positive = toes / face
   down), roll joints about +x (left hip/shoulder roll: positive = abduction), yaw joints about +z;
-* inertial origin = R_{k-1} * centroid_k (the table centroid rotated into the base-parallel link frame).
+* that link's mass = row k's and its inertial origin = R_k * centroid_k (R_k: DH frame k at q = 0, so the
+  table centroid rotated into the base-parallel link frame).  Pelvis -> ``base_link``, Waist -> ``torso``.
 
 The arms' last joint turns about x at q = 0 (hand swings sideways), so it is ``*_wrist_roll`` rather than
 ``*_wrist_pitch``.  Names: ``{side}_{hip_yaw, hip_roll, hip_pitch, knee, ankle_pitch, ankle_roll}``,
@@ -47,7 +50,7 @@ Approximated (not in the table):
   so ``waist_yaw`` = 0 is exactly the table's rigid model;
 * inertia tensors: solid boxes or cylinders of the table's mass, axis-aligned at q = 0, centred on the
   table centroid, sized from the DH link lengths (thigh and shin cylinders 0.31 m, upper arm 0.224 m,
-  forearm 0.225 m, foot 0.22 x 0.13 m), giving mean densities of a few hundred to ~2000 kg/m^3;
+  forearm 0.225 m, foot 0.22 x 0.13 m), mean densities 500..2250 kg/m^3;
 * the foot: collision box 0.22 x 0.13 x 0.02 m centred in x/y under the ankle (the sole frame, at DH frame 6,
   0.103 m below the ankle axis) with its bottom face on the sole plane (the paper gives no foot size; its
   foot centroid is 8 mm ahead of and 8 mm above that point);
@@ -158,9 +161,9 @@ MIRRORED = ("hip_yaw", "hip_roll", "ankle_roll", "shoulder_roll", "shoulder_yaw"
 
 MATERIALS = {"shell": "0.88 0.89 0.92 1", "joint": "0.16 0.36 0.78 1", "dark": "0.15 0.15 0.17 1"}
 
-# Limb: DH rows, base transform (DH frame "-1" in base_link), URDF parent link, joint and link names
-# (one per joint), inertia solids, limits, end-frame link.
-Limb = namedtuple("Limb", "rows base parent joints links solids limits end")
+# Limb: Table 1 label (LL, RL, LA, RA, H), DH rows, base transform (DH frame "-1" in base_link), URDF parent
+# link, joint and link names (one per joint), inertia solids, limits, end-frame link.
+Limb = namedtuple("Limb", "label rows base parent joints links solids limits end")
 
 
 # ------------------------------------------------------------------------------ DH kinematics
@@ -226,35 +229,47 @@ def fmt(values, decimals=6):
                     for v in np.round(np.atleast_1d(values), decimals) + 0.0)
 
 
+# Geometry: `center` in base_link at q = 0 [m]; rpy turns the cylinder's z onto its axis; material None for
+# collision geometry.
+Shape = namedtuple("Shape", "geometry center rpy material")
+
+
 def box(size, center, material="shell"):
-    return (f'<origin xyz="{fmt(center)}" rpy="0 0 0"/><geometry><box size="{fmt(size)}"/></geometry>'
-            f'<material name="{material}"/>')
+    return Shape(f'<box size="{fmt(size)}"/>', np.asarray(center, float), (0.0, 0.0, 0.0), material)
 
 
 def cylinder(start, end, radius, material="shell"):
-    """Cylinder between two points along a base axis (link frame coordinates)."""
+    """Cylinder between two points on a line parallel to a base axis."""
     start, end = np.asarray(start, float), np.asarray(end, float)
-    direction = (end - start) / np.linalg.norm(end - start)
-    rpy = {0: (0.0, HALF_PI, 0.0), 1: (HALF_PI, 0.0, 0.0), 2: (0.0, 0.0, 0.0)}[int(np.argmax(np.abs(direction)))]
-    return (f'<origin xyz="{fmt((start + end) / 2)}" rpy="{fmt(rpy)}"/><geometry><cylinder radius="{radius:g}" '
-            f'length="{np.linalg.norm(end - start):.6g}"/></geometry><material name="{material}"/>')
+    along = int(np.argmax(np.abs(end - start)))
+    rpy = [(0.0, HALF_PI, 0.0), (HALF_PI, 0.0, 0.0), (0.0, 0.0, 0.0)][along]
+    return Shape(f'<cylinder radius="{radius:g}" length="{np.linalg.norm(end - start):.6g}"/>',
+                 (start + end) / 2, rpy, material)
 
 
-def cross_cylinder(center, axis, radius, length, material="joint"):
-    """Joint motor drawn as a cylinder of `length` along `axis` through `center`."""
+def motor(center, axis, radius, length):
+    """Joint actuator drawn as a cylinder of `length` along `axis` through `center`."""
     center, half = np.asarray(center, float), 0.5 * length * np.asarray(axis, float)
-    return cylinder(center - half, center + half, radius, material)
+    return cylinder(center - half, center + half, radius, "joint")
+
+
+def shape_xml(shape, origin):
+    """<visual>/<collision> body for a link whose frame sits at `origin` (base_link, q = 0)."""
+    text = (f'<origin xyz="{fmt(shape.center - origin)}" rpy="{fmt(shape.rpy)}"/>'
+            f'<geometry>{shape.geometry}</geometry>')
+    return text + (f'<material name="{shape.material}"/>' if shape.material else "")
 
 
 class Robot:
     """URDF tree whose link frames are all parallel to base_link at q = 0."""
 
     def __init__(self, name):
-        self.name, self.origins, self.xml, self.inertials, self.signs = name, {}, [], {}, {}
+        self.name, self.origins, self.xml, self.inertials = name, {}, [], {}
+        self.signs, self.sources = {}, {}  # per joint: q_urdf / q_dh, Table 1 row of the body it turns
 
     def attach(self, parent, joint, kind, child, origin, inertial=None, axis=None, limit=None, visuals=(),
                collision=None):
-        """Add link `child` with frame at `origin` (base_link at q = 0, m); visuals in `child` coordinates."""
+        """Add link `child` with frame at `origin`; everything in base_link coordinates at q = 0 [m]."""
         origin = np.asarray(origin, float)
         self.origins[child] = origin
         lines = [f'  <link name="{child}">']
@@ -264,8 +279,8 @@ class Robot:
             lines.append(f'    <inertial><origin xyz="{fmt(inertial.com - origin, 9)}" rpy="0 0 0"/>'
                          f'<mass value="{inertial.mass:g}"/><inertia ixx="{i[0, 0]:.9g}" ixy="0" ixz="0" '
                          f'iyy="{i[1, 1]:.9g}" iyz="0" izz="{i[2, 2]:.9g}"/></inertial>')
-        lines += [f"    <visual>{v}</visual>" for v in visuals]
-        lines += [f"    <collision>{collision}</collision>"] if collision else []
+        lines += [f"    <visual>{shape_xml(v, origin)}</visual>" for v in visuals]
+        lines += [f"    <collision>{shape_xml(collision, origin)}</collision>"] if collision else []
         lines.append("  </link>")
         if parent is not None:
             lines += [f'  <joint name="{joint}" type="{kind}">',
@@ -288,72 +303,57 @@ class Robot:
 
 
 # ------------------------------------------------------------------------------ robot
-def limbs():
-    """The five DH limbs (legs, arms, head) with their URDF names."""
-    arm_base_rotation = np.array([X, Z, -Y]).T  # Rot_x(pi/2): x_0 = x, y_0 = z, z_0 = -y
-    result = {}
-    for side, leg, arm in (("left", LEFT_LEG, LEFT_ARM), ("right", RIGHT_LEG, RIGHT_ARM)):
-        result[f"{side}_leg"] = Limb(
-            leg, np.eye(4), "base_link", [f"{side}_{j}" for j in LEG_JOINTS],
-            [f"{side}_{n}" for n in ("hip_yaw_link", "hip_roll_link", "thigh", "shin", "ankle_link", "foot")],
-            LEG_SOLIDS, [limit(side, j, lim) for j, lim in LEG_JOINTS.items()], f"{side}_sole")
-        result[f"{side}_arm"] = Limb(
-            arm, transform(arm_base_rotation, SHOULDER_BASE[side]), "torso", [f"{side}_{j}" for j in ARM_JOINTS],
-            [f"{side}_{n}" for n in ("shoulder_pitch_link", "shoulder_roll_link", "upper_arm", "elbow_link",
-                                     "forearm", "wrist_link")],
-            ARM_SOLIDS, [limit(side, j, lim) for j, lim in ARM_JOINTS.items()], f"{side}_hand")
-    result["head"] = Limb(HEAD, np.eye(4), "torso", list(NECK_JOINTS), ["neck_link", "head"], HEAD_SOLIDS,
-                          list(NECK_JOINTS.values()), None)
-    return result
-
-
 def limit(side, joint, lim):
+    """Joint limits of `side`: the left ones, mirrored for right roll/yaw joints."""
     if side == "right" and joint in MIRRORED:
         return lim._replace(lower=-lim.upper, upper=-lim.lower)
     return lim
 
 
-def limb_points(limb):
-    """Origins of DH frames F_0..F_n at q = 0 (base_link, m)."""
-    frames, _ = dh_chain(limb, np.zeros(len(limb.joints)))
-    return [f[:3, 3] for f in frames]
+def limbs():
+    """The five DH limbs (legs, arms, head) with their URDF names, in URDF order."""
+    arm_base_rotation = np.array([X, Z, -Y]).T  # Rot_x(pi/2): x_0 = x, y_0 = z, z_0 = -y
+    result = {}
+    for side, leg in (("left", LEFT_LEG), ("right", RIGHT_LEG)):
+        result[f"{side}_leg"] = Limb(
+            f"{side[0].upper()}L", leg, np.eye(4), "base_link", [f"{side}_{j}" for j in LEG_JOINTS],
+            [f"{side}_{n}" for n in ("hip_yaw_link", "hip_roll_link", "thigh", "shin", "ankle_link", "foot")],
+            LEG_SOLIDS, [limit(side, j, lim) for j, lim in LEG_JOINTS.items()], f"{side}_sole")
+    for side, arm in (("left", LEFT_ARM), ("right", RIGHT_ARM)):
+        result[f"{side}_arm"] = Limb(
+            f"{side[0].upper()}A", arm, transform(arm_base_rotation, SHOULDER_BASE[side]), "torso",
+            [f"{side}_{j}" for j in ARM_JOINTS],
+            [f"{side}_{n}" for n in ("shoulder_pitch_link", "shoulder_roll_link", "upper_arm", "elbow_link",
+                                     "forearm", "wrist_link")],
+            ARM_SOLIDS, [limit(side, j, lim) for j, lim in ARM_JOINTS.items()], f"{side}_hand")
+    result["head"] = Limb("H", HEAD, np.eye(4), "torso", list(NECK_JOINTS), ["neck_link", "head"], HEAD_SOLIDS,
+                          list(NECK_JOINTS.values()), None)
+    return result
 
 
-def leg_visuals(p, side):
-    """Per leg body: visuals in base_link coordinates at q = 0 (shifted to the link frame later)."""
-    hip, knee, ankle, sole = p[0], p[3], p[4], p[6]
-    lateral = 1.0 if side == "left" else -1.0
-    return [
-        [cylinder(hip, hip + (0, 0, 0.056), 0.04, "joint")],
-        [cross_cylinder(hip, X, 0.045, 0.12)],
-        [cross_cylinder(hip, Y, 0.05, 0.10), cylinder(hip, knee, 0.05)],
-        [cross_cylinder(knee, Y, 0.05, 0.10), cylinder(knee, ankle, 0.04)],
-        [cross_cylinder(ankle, Y, 0.04, 0.09)],
-        [cross_cylinder(ankle, X, 0.035, 0.10), box((0.08, 0.08, 0.083), sole + (0, 0, 0.0615)),
-         box((FOOT_BOX[0], FOOT_BOX[1], FOOT_BOX[2] - SOLE_PLATE), sole + (0, 0, (FOOT_BOX[2] + SOLE_PLATE) / 2))],
-    ], lateral
-
-
-def arm_visuals(p):
-    shoulder, roll, upper, elbow, wrist = p[0], p[1], p[2], p[3], p[5]
-    return [
-        [cylinder(shoulder, roll, 0.04, "joint")],
-        [cross_cylinder(roll, X, 0.045, 0.10)],
-        [cylinder(upper, elbow, 0.035)],
-        [cross_cylinder(elbow, Y, 0.035, 0.08)],
-        [cylinder(elbow, wrist, 0.03)],
-        [cross_cylinder(wrist, X, 0.025, 0.05)],
-    ]
-
-
-def shifted(visuals, origin):
-    """Rewrite visuals given in base_link coordinates into the link frame at `origin`."""
-    out = []
-    for v in visuals:
-        head, rest = v.split('" rpy=', 1)
-        xyz = np.array([float(c) for c in head.split('xyz="', 1)[1].split()])
-        out.append(f'<origin xyz="{fmt(xyz - origin)}" rpy=' + rest)
-    return out
+def limb_visuals(kind, p):
+    """Per body of a limb, its visuals; `p` = origins of the DH frames F_0..F_n at q = 0."""
+    if kind == "leg":
+        hip, knee, ankle, sole = p[0], p[3], p[4], p[6]
+        foot_plate = (FOOT_BOX[0], FOOT_BOX[1], FOOT_BOX[2] - SOLE_PLATE)
+        return [[cylinder(hip, hip + (0, 0, 0.056), 0.04, "joint")],
+                [motor(hip, X, 0.045, 0.12)],
+                [motor(hip, Y, 0.05, 0.10), cylinder(hip, knee, 0.05)],
+                [motor(knee, Y, 0.05, 0.10), cylinder(knee, ankle, 0.04)],
+                [motor(ankle, Y, 0.04, 0.09)],
+                [motor(ankle, X, 0.035, 0.10), box((0.08, 0.08, 0.083), sole + (0, 0, 0.0615)),
+                 box(foot_plate, sole + (0, 0, (FOOT_BOX[2] + SOLE_PLATE) / 2))]]
+    if kind == "arm":
+        shoulder, roll, upper, elbow, wrist = p[0], p[1], p[2], p[3], p[5]
+        return [[cylinder(shoulder, roll, 0.04, "joint")],
+                [motor(roll, X, 0.045, 0.10)],
+                [cylinder(upper, elbow, 0.035)],
+                [motor(elbow, Y, 0.035, 0.08)],
+                [cylinder(elbow, wrist, 0.03)],
+                [motor(wrist, X, 0.025, 0.05)]]
+    neck = p[0]
+    return [[cylinder(neck - (0, 0, 0.03), neck + (0, 0, 0.02), 0.035, "joint")],
+            [motor(neck, Y, 0.03, 0.08), box((0.14, 0.14, 0.16), neck + (0.01, 0, 0.09))]]
 
 
 def build_robot():
@@ -361,43 +361,32 @@ def build_robot():
     pelvis_com, pelvis_mass = PELVIS
     robot.attach(None, None, None, "base_link", np.zeros(3), solid(pelvis_mass, pelvis_com, PELVIS_SOLID),
                  visuals=[box((0.18, 0.26, 0.12), (-0.03, 0.0, -0.04))])
-    waist = np.array([0.0, 0.0, WAIST_YAW_HEIGHT])
     torso_com, torso_mass = WAIST
-    robot.attach("base_link", "waist_yaw", "revolute", "torso", waist, solid(torso_mass, torso_com, TORSO_SOLID),
-                 Z, WAIST_JOINT, shifted([cylinder((0, 0, 0.02), (0, 0, 0.06), 0.06, "joint"),
-                                          box((0.20, 0.26, 0.38), (0.0, 0.0, 0.25))], waist))
-    robot.signs["waist_yaw"] = 1.0
+    robot.attach("base_link", "waist_yaw", "revolute", "torso", (0.0, 0.0, WAIST_YAW_HEIGHT),
+                 solid(torso_mass, torso_com, TORSO_SOLID), Z, WAIST_JOINT,
+                 [cylinder((0, 0, 0.02), (0, 0, 0.06), 0.06, "joint"), box((0.20, 0.26, 0.38), (0.0, 0.0, 0.25))])
+    robot.signs["waist_yaw"], robot.sources["waist_yaw"] = 1.0, "Waist"
     for name, limb in limbs().items():
-        points = limb_points(limb)
         frames, _ = dh_chain(limb, np.zeros(len(limb.joints)))
-        if name.endswith("leg"):
-            visuals, _ = leg_visuals(points, name.split("_")[0])
-        elif name.endswith("arm"):
-            visuals = arm_visuals(points)
-        else:
-            neck = points[0]
-            visuals = [[cylinder(neck - (0, 0, 0.03), neck + (0, 0, 0.02), 0.035, "joint")],
-                       [cross_cylinder(neck, Y, 0.03, 0.08), box((0.14, 0.14, 0.16), neck + (0.01, 0, 0.09))]]
+        points = [f[:3, 3] for f in frames]
+        visuals = limb_visuals(name.split("_")[-1], points)
         parent = limb.parent
         for k, (joint, link, shape, lim) in enumerate(zip(limb.joints, limb.links, limb.solids, limb.limits)):
-            frame, row = frames[k], limb.rows[k]
+            frame, row = frames[k], limb.rows[k]  # joint k+1 turns about z of DH frame k
             axis, sign = axis_sign(frame[:3, 2])
-            robot.signs[joint] = sign
-            com = frame[:3, :3] @ row.centroid + frame[:3, 3]
-            origin = frame[:3, 3]
-            collision = None
-            if link.endswith("foot"):
-                collision = box(FOOT_BOX, points[-1] + (0, 0, FOOT_BOX[2] / 2) - origin, "dark")
-            robot.attach(parent, joint, "revolute", link, origin, solid(row.mass, com, shape), axis, lim,
-                         shifted(visuals[k], origin), collision and collision.replace('<material name="dark"/>', ""))
+            robot.signs[joint], robot.sources[joint] = sign, f"{limb.label}{k}"
+            com = frame[:3, 3] + frame[:3, :3] @ row.centroid
+            collision = box(FOOT_BOX, points[-1] + (0, 0, FOOT_BOX[2] / 2), None) if link.endswith("foot") else None
+            robot.attach(parent, joint, "revolute", link, frame[:3, 3], solid(row.mass, com, shape), axis, lim,
+                         visuals[k], collision)
             parent = link
-        if limb.end is not None:
+        if limb.end is not None:  # sole or hand frame at the last DH frame, massless
             end = points[-1]
             if limb.end.endswith("sole"):
-                end_visuals = [box((FOOT_BOX[0], FOOT_BOX[1], SOLE_PLATE), (0, 0, SOLE_PLATE / 2), "dark")]
+                end_visual = box((FOOT_BOX[0], FOOT_BOX[1], SOLE_PLATE), end + (0, 0, SOLE_PLATE / 2), "dark")
             else:
-                end_visuals = [box((0.07, 0.03, 0.10), (0, 0, -0.02), "joint")]
-            robot.attach(parent, f"{limb.end}_fixed", "fixed", limb.end, end, visuals=end_visuals)
+                end_visual = box((0.07, 0.03, 0.10), end + (0, 0, -0.02), "joint")
+            robot.attach(parent, f"{limb.end}_fixed", "fixed", limb.end, end, visuals=[end_visual])
     return robot
 
 
@@ -419,9 +408,14 @@ def run_check(robot, urdf_text):
     assert floating.nq == model.nq + 7 and floating.nv == model.nv + 6
     print(f"total mass {mass:.4f} kg (Table 1 sum {TABLE_MASS:.4f} kg)")
     assert abs(mass - TABLE_MASS) < 1e-9
+    floating_data = floating.createData()
+
+    def center_of_mass(q):
+        """CoM in base_link (the floating model: the fixed-base one leaves out base_link's own mass)."""
+        return pin.centerOfMass(floating, floating_data, np.concatenate([[0, 0, 0, 0, 0, 0, 1.0], q])).copy()
 
     pin.framesForwardKinematics(model, data, q0)
-    com = pin.centerOfMass(model, data, q0)
+    com = center_of_mass(q0)
     soles = {s: data.oMf[model.getFrameId(f"{s}_sole")] for s in ("left", "right")}
     ground = soles["left"].translation[2]
     print(f"CoM at q = 0: [{fmt(com, 4)}] m in base_link; {com[2] - ground:.4f} m above the soles")
@@ -432,15 +426,16 @@ def run_check(robot, urdf_text):
     for frame in ("left_hand", "right_hand", "head"):
         print(f"  {frame} at [{fmt(data.oMf[model.getFrameId(frame)].translation, 4)}] m")
 
-    print(f"{len(names)} joints (axis, lower..upper rad, effort N m, velocity rad/s, sign q_urdf = sign * q_dh):")
+    fixed = [f.name for f in model.frames if f.type == pin.FrameType.FIXED_JOINT and f.name != "universe"]
+    print(f"{len(names)} revolute joints + {len(fixed)} fixed ({', '.join(fixed)}); per joint: axis, limits "
+          "[rad], effort [N m], velocity [rad/s], q_urdf / q_dh, child link <- Table 1 row (mass)")
     for j, name in enumerate(names, start=1):
-        axis = "xyz"[int(np.argmax(np.abs(model.joints[j].extract().axis if hasattr(model.joints[j].extract(),
-                                                                                      "axis") else [0, 0, 1])))]
-        kind = model.joints[j].shortname()
-        axis = {"JointModelRX": "x", "JointModelRY": "y", "JointModelRZ": "z"}.get(kind, axis)
+        axis = {"JointModelRX": "x", "JointModelRY": "y", "JointModelRZ": "z"}[model.joints[j].shortname()]
         lo, hi = model.lowerPositionLimit[j - 1], model.upperPositionLimit[j - 1]
-        print(f"  {name:22s} +{axis}  [{lo:+.2f}, {hi:+.2f}]  {model.effortLimit[j - 1]:5.0f}  "
-              f"{model.velocityLimit[j - 1]:4.0f}  {robot.signs[name]:+.0f}")
+        child = model.frames[[f.parentJoint == j and f.type == pin.FrameType.BODY for f in model.frames].index(True)]
+        print(f"  {name:20s} +{axis} [{lo:+.2f}, {hi:+.2f}] {model.effortLimit[j - 1]:4.0f} "
+              f"{model.velocityLimit[j - 1]:3.0f}  {robot.signs[name]:+.0f}  {child.name} <- "
+              f"{robot.sources[name]} ({model.inertias[j].mass:g} kg)")
 
     # Every inertia: symmetric positive definite, triangle inequality, principal moments >= SMALL_INERTIA.
     worst = min(np.linalg.eigvalsh(i.inertia).min() for i in robot.inertials.values())
@@ -473,7 +468,7 @@ def run_check(robot, urdf_text):
             placement = data.oMf[model.getFrameId(end)]
             position_error = max(position_error, np.linalg.norm(placement.translation - frames[-1][:3, 3]))
             rotation_error = max(rotation_error, np.linalg.norm(pin.log3(placement.rotation.T @ expected)))
-        com_error = max(com_error, np.linalg.norm(pin.centerOfMass(model, data, q) - moment / TABLE_MASS))
+        com_error = max(com_error, np.linalg.norm(center_of_mass(q) - moment / TABLE_MASS))
     print(f"URDF vs Table 1 DH chains at 200 random configurations: end frames (soles, hands, head) "
           f"{position_error:.1e} m, {rotation_error:.1e} rad; CoM {com_error:.1e} m")
     assert position_error < 1e-9 and rotation_error < 1e-9 and com_error < 1e-9
@@ -510,7 +505,7 @@ def run_check(robot, urdf_text):
             for joint, value in (("hip_pitch", -bend), ("knee", 2 * bend), ("ankle_pitch", -bend)):
                 q[model.joints[model.getJointId(f"{side}_{joint}")].idx_q] = value
         pin.framesForwardKinematics(model, data, q)
-        c = pin.centerOfMass(model, data, q)
+        c = center_of_mass(q)
         sole = data.oMf[model.getFrameId("left_sole")].translation
         if c[2] - sole[2] <= 0.687:
             break
@@ -518,15 +513,32 @@ def run_check(robot, urdf_text):
           f"soles, {c[0] - sole[0]:+.4f} m ahead of the sole centres (paper's initial CoM: z 0.687, x 0.034 m "
           f"in an unstated frame and arm posture)")
 
+    # MuJoCo: the plain URDF text, fixed base (MuJoCo welds the jointless root link base_link to the world).
     mj = mujoco.MjModel.from_xml_string(urdf_text)
     mj_data = mujoco.MjData(mj)
     mujoco.mj_forward(mj, mj_data)
+    moving = model.inertias[0].mass
+    print(f"MuJoCo {mujoco.__version__}: MjModel.from_xml_string(plain URDF text) OK: {mj.nbody} bodies, {mj.njnt} "
+          f"hinge joints, nq = {mj.nq}, {mj.ngeom} geoms (URDF import drops visuals and fuses fixed links; "
+          f"base_link is fused into the world), moving mass {mj.body_subtreemass[0]:.4f} kg "
+          f"(= total - pelvis {moving:.4f} kg)")
+    assert mj.njnt == model.njoints - 1 and mj.ngeom == 2
+    assert abs(mj.body_subtreemass[0] - (mass - moving)) < 1e-9
+    assert np.allclose(mj_data.subtree_com[0], pin.centerOfMass(model, data, q0), atol=1e-9)
+    ranges = {mj.joint(i).name: mj.jnt_range[i] for i in range(mj.njnt)}
+    assert all(np.allclose(ranges[n], [model.lowerPositionLimit[j], model.upperPositionLimit[j]])
+               for j, n in enumerate(names))
+    # ... and with a free joint on base_link (as the balance code does), through MjSpec.
+    spec = mujoco.MjSpec.from_string(urdf_text)
+    spec.body("base_link").add_freejoint()
+    mj = spec.compile()
+    mj_data = mujoco.MjData(mj)
+    mujoco.mj_forward(mj, mj_data)
     base = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, "base_link")
-    print(f"MuJoCo {mujoco.__version__}: MjModel.from_xml_string(plain URDF) OK: {mj.nbody} bodies, {mj.njnt} "
-          f"joints, nq = {mj.nq}, {mj.ngeom} geoms (URDF import drops visuals and fuses fixed links), "
-          f"mass {mj.body_subtreemass[base]:.4f} kg, CoM [{fmt(mj_data.subtree_com[base], 4)}] m")
-    assert mj.njnt == model.njoints - 1 and abs(mj.body_subtreemass[base] - mass) < 1e-6
-    assert np.allclose(mj_data.subtree_com[base], com, atol=1e-9)
+    print(f"  MjSpec.from_string + free joint on base_link: nq = {mj.nq}, nv = {mj.nv}, mass "
+          f"{mujoco.mj_getTotalmass(mj):.4f} kg, CoM [{fmt(mj_data.subtree_com[base], 4)}] m (= pinocchio)")
+    assert abs(mujoco.mj_getTotalmass(mj) - mass) < 1e-9 and np.allclose(mj_data.subtree_com[base], com, atol=1e-9)
+    print("all checks passed")
 
 
 def main():

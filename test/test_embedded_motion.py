@@ -95,3 +95,42 @@ def test_closed_chain_robot_through_the_output_projection():
     u, omega = np.array([0.01, -0.02, 0.005]), np.array([0.0, 0.02, 0.0])
     nu = check_resolution(robot, q, resolver, u, omega, {})
     np.testing.assert_allclose(chain.constraint_jacobian(q) @ nu, 0.0, atol=1e-9)
+
+
+MAHRU_ARM = ("shoulder_pitch", "shoulder_roll", "shoulder_yaw", "elbow", "wrist_yaw", "wrist_roll")
+
+
+def mahru_sections():
+    leg = ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")
+    arm = MAHRU_ARM
+    return [Section("left_leg", tuple(f"left_{j}" for j in leg), "left_sole", BASE),
+            Section("right_leg", tuple(f"right_{j}" for j in leg), "right_sole", C_BUSY),
+            Section("left_arm", tuple(f"left_{j}" for j in arm), "left_hand", J_BUSY),
+            Section("right_arm", tuple(f"right_{j}" for j in arm), "right_hand", J_BUSY),
+            Section("waist", ("waist_yaw",), "torso", IDLE),
+            Section("head", ("neck_yaw", "neck_pitch"), "head", IDLE)]
+
+
+def test_mahru_dancing_arms_keep_the_commanded_com_velocity():
+    """Choi–Kim section 5 on Mahru I (Table 1): both arms follow large 1 Hz joint trajectories (J-busy),
+    the right foot stays on the ground (C-busy), the left leg balances: the resolved CoM velocity equals the
+    command to 1e-9 and both soles stay fixed, at every sample of the dance."""
+    from model_fixtures import REPO
+
+    robot = load_robot(REPO / "urdf" / "mahru.urdf", floating_base=True)
+    resolver = EmbeddedMotionResolver(robot, mahru_sections())
+    q = pin.neutral(robot.model)
+    for side in ("left", "right"):
+        q[robot.joint_q_index(f"{side}_hip_pitch")] = -0.4
+        q[robot.joint_q_index(f"{side}_knee")] = 0.8
+        q[robot.joint_q_index(f"{side}_ankle_pitch")] = -0.4
+    arm_columns = {side: [robot.joint_q_index(f"{side}_{j}") for j in MAHRU_ARM] for side in ("left", "right")}
+    amplitude = np.array([0.8, 0.5, 0.4, 0.7, 0.3, 0.3])
+    for t in np.linspace(0.0, 1.0, 11):
+        rates = {}
+        for side, sign in (("left", 1.0), ("right", -1.0)):
+            phase = 2 * np.pi * t + (0 if side == "left" else np.pi)
+            shape = sign * 0.5 * amplitude * np.array([1, 1, 1, -1, 1, 1])  # half amplitudes, elbow bent [rad]
+            q[arm_columns[side]] = shape * np.sin(phase) - np.array([0, 0, 0, 0.5, 0, 0])
+            rates[f"{side}_arm"] = shape * 2 * np.pi * np.cos(phase)
+        check_resolution(robot, q, resolver, np.array([0.01, -0.005, 0.0]), np.zeros(3), rates)
