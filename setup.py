@@ -34,6 +34,7 @@ setup(
             "humanoid-balance = humanoid_balance.cli:main",
             "state_estimator = humanoid_balance.nodes.state_estimator:main",
             "contact_estimator = humanoid_balance.nodes.contact_estimator:main",
+            "centroidal_balancer = humanoid_balance.nodes.centroidal_balancer:main",
         ],
     },
 )

@@ -98,9 +98,15 @@ class Balancer:
         self.srv = None
         self.clamped = 0
 
-    def check(self, com_height):
-        """Refuse gains outside the stability conditions (raises GainError / ValueError with the reason)."""
-        check_gains(self.config.zmp_com, com_height)
+    def com_height(self, q):
+        """Height of the CoM above the mean sole height [m]: c_z of the inverted pendulum (ω_n = √(g/c_z))."""
+        pin.framesForwardKinematics(self.model, self.data, q)
+        soles = [self.data.oMf[self.robot.frame_id(f.sole)].translation[2] for f in self.config.feet]
+        return float(self.centroidal.com(q)[2] - np.mean(soles))
+
+    def check(self, q, gains=None):
+        """Refuse gains outside the stability conditions at configuration q (GainError / ValueError, with why)."""
+        check_gains(self.config.zmp_com if gains is None else gains, self.com_height(q))
         standing_impedance(self.config.viip_frequency, self.config.viip_damping)
 
     def hold(self, state):

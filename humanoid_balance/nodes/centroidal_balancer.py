@@ -1,0 +1,267 @@
+"""centroidal_balancer: the balance controller (lifecycle node: commands only while active).
+
+    estimated_joint_states (JointState) ─┐
+    odom (Odometry) ─────────────────────┤
+    contact/<foot>/state (Int8), zmp ────┼─> Balancer.update ─> balance/joint_command (JointState: outputs)
+    balance/com_reference (PointStamped) ┤                      balance/com (PointStamped), balance/markers,
+    balance/<limb>/trajectory ───────────┘                      contact/<foot>/desired_wrench, /diagnostics
+    (JointTrajectory, J-busy limbs)
+
+Modes (parameter ``mode``): kinematic (Choi–Kim), momentum (Garofalo et al.), viip (Sugihara–Nakamura).
+Inputs older than ``input_timeout`` → hold the last posture with zero velocity, say so, recover on return.
+"""
+import sys
+
+import numpy as np
+from geometry_msgs.msg import Point, PointStamped, Vector3, WrenchStamped
+from nav_msgs.msg import Odometry
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
+from sensor_msgs.msg import JointState
+from std_msgs.msg import ColorRGBA, Int8
+from trajectory_msgs.msg import JointTrajectory
+from visualization_msgs.msg import Marker, MarkerArray
+
+from humanoid_balance.control.balancer import MODES, Balancer, BalancerConfig, BalancerState, Foot
+from humanoid_balance.control.embedded_motion import J_BUSY, Section
+from humanoid_balance.control.zmp_com import GainError, ZmpComGains
+from humanoid_balance.model import ModelError, load_robot
+from humanoid_balance.nodes.common import (RELIABLE_QOS, Diagnostics, InputGuard, JointStateReader, RateMeter,
+                                           RejectedMessage, describe, finite, run, stamp_seconds)
+from humanoid_balance.resources import robot_files
+
+DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
+LEG = ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")
+
+
+class CentroidalBalancerNode(LifecycleNode):
+    def __init__(self):
+        super().__init__("centroidal_balancer")
+        self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF of the spanning tree", True))
+        self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""), describe("loop-closure YAML ('' = serial)", True))
+        self.declare_parameter("mode", "kinematic", describe(f"controller: {' | '.join(MODES)}"))
+        self.declare_parameter("feet", ["left_foot", "right_foot"], describe("foot names (topics)", True))
+        self.declare_parameter("soles", ["left_sole", "right_sole"], describe("sole frames", True))
+        for side in ("left", "right"):
+            self.declare_parameter(f"{side}_foot_joints", [f"{side}_{j}" for j in LEG],
+                                   describe("serial-equivalent leg joints, hip to ankle", True))
+        self.declare_parameter("busy_limbs", [""], describe("J-busy limbs following balance/<limb>/trajectory", True))
+        self.declare_parameter("k_p", 1.5, describe("ZMP gain k_p [1/s], 0 < k_p < ω_n (Choi–Kim eq. 25)"))
+        self.declare_parameter("k_c", 6.0, describe("CoM gain k_c [1/s], k_c > ω_n (Choi–Kim eq. 25)"))
+        self.declare_parameter("input_timeout", 0.1, describe("inputs older than this are stale [s]"))
+        self.declare_parameter("world_frame", "odom", describe("frame of balance/com and the markers"))
+        self.declare_parameter("autostart", True, describe("configure and activate at start-up", True))
+        self.core = None
+        self.last_q = None
+        self.add_on_set_parameters_callback(self.on_set_parameters)
+
+    # -- lifecycle ------------------------------------------------------------------------------------
+    def on_configure(self, state):
+        value = lambda name: self.get_parameter(name).value  # noqa: E731
+        try:
+            self.robot = load_robot(value("urdf_file"), value("loops_file") or None, floating_base=True)
+            feet = [Foot(name, sole, tuple(value(f"{side}_foot_joints")))
+                    for name, sole, side in zip(value("feet"), value("soles"), ("left", "right"))]
+            self.limbs = [name for name in value("busy_limbs") if name]
+            self.extra = [Section(name, tuple(self.limb_parameter(f"{name}_joints", [""])),
+                                  self.limb_parameter(f"{name}_end_frame", ""), J_BUSY) for name in self.limbs]
+            self.config = BalancerConfig(mode=value("mode"), feet=tuple(feet),
+                                         zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))))
+            self.core = Balancer(self.robot, self.config, self.extra)
+            self.core.check(self.robot.reference_q)
+        except (ModelError, ValueError) as error:
+            self.get_logger().error(f"configuration refused: {error}")
+            return TransitionCallbackReturn.FAILURE
+        self.feet = feet
+        self.joints = JointStateReader("estimated_joint_states", self.robot.joint_names)
+        self.guard = InputGuard(self)
+        self.rate = RateMeter()
+        self.latest = {"odom": None, "zmp": None}
+        self.contacts = {foot.name: 1 for foot in feet}
+        self.com_reference = None
+        self.trajectories = {}
+        self.last_input_time = None
+        self.holding = False
+        self.status = {}
+        self.create_subscription(JointState, "estimated_joint_states", self.on_joint_states, RELIABLE_QOS)
+        self.create_subscription(Odometry, "odom", self.on_odom, RELIABLE_QOS)
+        self.create_subscription(PointStamped, "zmp", self.on_zmp, RELIABLE_QOS)
+        self.create_subscription(PointStamped, "balance/com_reference", self.on_com_reference, RELIABLE_QOS)
+        for foot in feet:
+            self.create_subscription(Int8, f"contact/{foot.name}/state",
+                                     lambda message, name=foot.name: self.contacts.__setitem__(name, message.data),
+                                     RELIABLE_QOS)
+        for limb in self.limbs:
+            self.create_subscription(JointTrajectory, f"balance/{limb}/trajectory",
+                                     lambda message, limb=limb: self.trajectories.__setitem__(limb, message),
+                                     RELIABLE_QOS)
+        self.command_publisher = self.create_lifecycle_publisher(JointState, "balance/joint_command", RELIABLE_QOS)
+        self.com_publisher = self.create_lifecycle_publisher(PointStamped, "balance/com", RELIABLE_QOS)
+        self.marker_publisher = self.create_lifecycle_publisher(MarkerArray, "balance/markers", RELIABLE_QOS)
+        self.wrench_publishers = [self.create_lifecycle_publisher(WrenchStamped, f"contact/{foot.name}/desired_wrench",
+                                                                  RELIABLE_QOS) for foot in feet]
+        self.diagnostics = Diagnostics(self, "balance")
+        self.create_timer(1.0, self.publish_diagnostics)
+        self.create_timer(0.02, self.check_inputs)
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_activate(self, state):
+        if self.core is not None:
+            self.core.position_command = None  # restart from the measured posture
+        return super().on_activate(state)
+
+    def limb_parameter(self, name, default):
+        if not self.has_parameter(name):
+            self.declare_parameter(name, default, describe("joints / end frame of a J-busy limb", True))
+        return self.get_parameter(name).value
+
+    def on_set_parameters(self, parameters):
+        """Refuse gain changes that break the stability conditions (Choi–Kim eqs. 25, 31), with the reason."""
+        if self.core is None:
+            return SetParametersResult(successful=True)
+        values = {p.name: p.value for p in parameters}
+        gains = ZmpComGains(np.full(2, values.get("k_p", self.config.zmp_com.k_p[0])),
+                            np.full(2, values.get("k_c", self.config.zmp_com.k_c[0])))
+        mode = values.get("mode", self.config.mode)
+        if mode not in MODES:
+            return SetParametersResult(successful=False, reason=f"mode must be one of {MODES}, got '{mode}'")
+        try:
+            self.core.check(self.last_q if self.last_q is not None else self.robot.reference_q, gains)
+        except GainError as error:
+            return SetParametersResult(successful=False, reason=str(error))
+        self.config.zmp_com, self.config.mode = gains, mode
+        return SetParametersResult(successful=True)
+
+    # -- inputs ---------------------------------------------------------------------------------------
+    def on_odom(self, message):
+        try:
+            self.guard.check_stamp("odom", message.header.stamp)
+            p, o = message.pose.pose.position, message.pose.pose.orientation
+            pose = np.r_[finite([p.x, p.y, p.z], "odom", "position"), finite([o.x, o.y, o.z, o.w], "odom", "orientation")]
+            t, w = message.twist.twist.linear, message.twist.twist.angular
+            twist = finite([t.x, t.y, t.z, w.x, w.y, w.z], "odom", "twist")
+        except RejectedMessage as error:
+            self.guard.reject(error)
+            return
+        self.latest["odom"] = (pose, twist)
+
+    def on_zmp(self, message):
+        try:
+            point = finite([message.point.x, message.point.y, message.point.z], "zmp", "point")
+        except RejectedMessage as error:
+            self.guard.reject(error)
+            return
+        self.latest["zmp"] = point
+
+    def on_com_reference(self, message):
+        try:
+            self.com_reference = finite([message.point.x, message.point.y, message.point.z], "balance/com_reference",
+                                        "point")
+        except RejectedMessage as error:
+            self.guard.reject(error)
+
+    def on_joint_states(self, message):
+        try:
+            time = self.guard.check_stamp("estimated_joint_states", message.header.stamp)
+            positions, velocities, _, _ = self.joints.read(message)
+        except RejectedMessage as error:
+            self.guard.reject(error)
+            return
+        if self.latest["odom"] is None:
+            return
+        pose, twist = self.latest["odom"]
+        q = np.r_[pose, positions]
+        v = np.r_[twist, np.zeros(len(positions)) if velocities is None else velocities]
+        self.last_q = q
+        dt = 0.0 if self.last_input_time is None else float(np.clip(time - self.last_input_time, 0.0, 0.05))
+        self.last_input_time = time
+        self.last_input_clock = self.get_clock().now()
+        if self.com_reference is None:
+            self.com_reference = self.core.centroidal.com(q)
+        state = BalancerState(q, v, tuple(self.contacts[f.name] == 1 for f in self.feet), self.latest["zmp"],
+                              self.com_reference, self.limb_rates(time))
+        if self.holding:
+            self.core.hold(state)
+            self.holding = False
+        command = self.core.update(state, dt)
+        self.status = command.status
+        self.rate.tick()
+        self.publish(message.header.stamp, command, self.core.centroidal.com(q))
+
+    def limb_rates(self, time):
+        rates = {}
+        for limb, trajectory in self.trajectories.items():
+            if trajectory.points:
+                elapsed = time - stamp_seconds(trajectory.header.stamp)
+                times = [p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec for p in trajectory.points]
+                index = int(np.clip(np.searchsorted(times, elapsed), 0, len(times) - 1))
+                rates[limb] = np.array(trajectory.points[index].velocities or np.zeros(len(trajectory.joint_names)))
+        return rates
+
+    def check_inputs(self):
+        """Stale inputs → hold the last posture with zero velocity (published once per tick here)."""
+        if self.core is None or self.core.position_command is None or self.last_input_time is None:
+            return
+        age = (self.get_clock().now() - self.last_input_clock).nanoseconds * 1e-9
+        if age > self.get_parameter("input_timeout").value:
+            self.holding = True
+            command = JointState(name=list(self.robot.output_names), position=self.core.position_command.tolist(),
+                                 velocity=[0.0] * len(self.robot.output_names),
+                                 effort=[0.0] * len(self.robot.output_names))
+            command.header.stamp = self.get_clock().now().to_msg()
+            self.command_publisher.publish(command)
+
+    # -- outputs --------------------------------------------------------------------------------------
+    def publish(self, stamp, command, com):
+        message = JointState(name=list(self.robot.output_names), position=command.position.tolist(),
+                             velocity=command.velocity.tolist(), effort=command.effort.tolist())
+        message.header.stamp = stamp
+        self.command_publisher.publish(message)
+        frame = self.get_parameter("world_frame").value
+        point = PointStamped(point=Point(x=float(com[0]), y=float(com[1]), z=float(com[2])))
+        point.header.stamp, point.header.frame_id = stamp, frame
+        self.com_publisher.publish(point)
+        for publisher, foot, wrench in zip(self.wrench_publishers, self.feet, command.wrenches):
+            desired = WrenchStamped()
+            desired.header.stamp, desired.header.frame_id = stamp, foot.sole
+            desired.wrench.force = Vector3(x=wrench[0], y=wrench[1], z=wrench[2])
+            desired.wrench.torque = Vector3(x=wrench[3], y=wrench[4], z=wrench[5])
+            publisher.publish(desired)
+        markers = MarkerArray()
+        for index, (xyz, color) in enumerate(((com, ColorRGBA(r=0.9, g=0.2, b=0.2, a=1.0)),
+                                              (self.com_reference, ColorRGBA(r=0.2, g=0.2, b=0.9, a=0.6)))):
+            marker = Marker(ns="com", id=index, type=Marker.SPHERE, action=Marker.ADD, color=color,
+                            scale=Vector3(x=0.04, y=0.04, z=0.04))
+            marker.header.stamp, marker.header.frame_id = stamp, frame
+            marker.pose.position = Point(x=float(xyz[0]), y=float(xyz[1]), z=float(xyz[2]))
+            marker.pose.orientation.w = 1.0
+            markers.markers.append(marker)
+        self.marker_publisher.publish(markers)
+
+    def publish_diagnostics(self):
+        values = {"update rate [Hz]": self.rate.hz, "rejected messages": self.guard.total, **self.status}
+        values.update({f"rejected: {reason}": count for reason, count in sorted(self.guard.rejected.items())})
+        if self.last_input_time is None:
+            self.diagnostics.publish("WARN", "waiting for estimated_joint_states and odom", values)
+        elif self.holding:
+            self.diagnostics.publish("WARN", "inputs stale: holding posture", values)
+        elif str(self.status.get("qp status", "solved")).startswith("fallback"):
+            self.diagnostics.publish("WARN", f"wrench QP {self.status['qp status']}", values)
+        else:
+            self.diagnostics.publish("OK", f"balancing ({self.config.mode})", values)
+
+
+def main(args=None):
+    try:
+        return run(_autostarted, args)
+    except (ModelError, ValueError) as error:
+        print(f"centroidal_balancer: error: {error}", file=sys.stderr)
+        return 1
+
+
+def _autostarted():
+    node = CentroidalBalancerNode()
+    if node.get_parameter("autostart").value:
+        node.trigger_configure()
+        node.trigger_activate()
+    return node

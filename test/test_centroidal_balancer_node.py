@@ -1,0 +1,141 @@
+"""centroidal_balancer in its own process, over DDS: lifecycle, commands, refused gains, stale inputs."""
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from geometry_msgs.msg import PointStamped
+from lifecycle_msgs.msg import Transition
+from lifecycle_msgs.srv import ChangeState
+from nav_msgs.msg import Odometry
+from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Int8
+
+from model_fixtures import load
+from ros_probe import Probe
+from ros_processes import start, stop
+
+pytestmark = pytest.mark.dds
+EXECUTABLE = shutil.which("centroidal_balancer", path=str(Path(sys.executable).parent))
+DIAGNOSTIC = "centroidal_balancer: balance"
+
+
+@pytest.fixture(scope="module")
+def kangaroo():
+    robot, chain = load("kangaroo_like")
+    q = robot.reference_q.copy()
+    for target in np.linspace(0, -0.05, 6)[1:]:
+        q[[robot.joint_q_index("left_knee_actuator"), robot.joint_q_index("right_knee_actuator")]] = target
+        q = chain.solve_passive(q).q
+    return robot, q
+
+
+class Session:
+    def __init__(self, robot, q, parameters=()):
+        self.process = start([EXECUTABLE], ros_args=list(parameters))
+        self.probe = Probe("balancer_probe")
+        self.robot, self.q = robot, q
+        self.joints = self.probe.publisher(JointState, "estimated_joint_states", sensor=False)
+        self.odom = self.probe.publisher(Odometry, "odom", sensor=False)
+        self.zmp = self.probe.publisher(PointStamped, "zmp", sensor=False)
+        self.states = [self.probe.publisher(Int8, f"contact/{f}/state", sensor=False) for f in ("left_foot", "right_foot")]
+        self.commands = self.probe.record(JointState, "balance/joint_command")
+        self.com = self.probe.record(PointStamped, "balance/com")
+        self.time = 3000.0
+        self.result = None
+
+    def tick(self):
+        self.time += 0.005
+        stamp_sec, stamp_nsec = int(self.time), int((self.time % 1) * 1e9)
+        odom = Odometry()
+        odom.header.stamp.sec, odom.header.stamp.nanosec = stamp_sec, stamp_nsec
+        odom.pose.pose.position.z = 0.8
+        odom.pose.pose.orientation.w = 1.0
+        self.odom.publish(odom)
+        for publisher in self.states:
+            publisher.publish(Int8(data=1))
+        message = JointState(name=list(self.robot.joint_names), position=[float(x) for x in self.q],
+                             velocity=[0.0] * len(self.q))
+        message.header.stamp.sec, message.header.stamp.nanosec = stamp_sec, stamp_nsec
+        self.joints.publish(message)
+
+    def run(self, condition, timeout=20.0, feed=True):
+        return self.probe.spin_until(condition, timeout, on_tick=self.tick if feed else None, period=0.005)
+
+    def change_state(self, transition):
+        request = ChangeState.Request()
+        request.transition.id = transition
+        return self.probe.call(ChangeState, "/centroidal_balancer/change_state", request).success
+
+    def stop(self):
+        if self.result is None:
+            self.probe.close()
+            self.result = stop(self.process)
+        return self.result
+
+
+def test_lifecycle_commands_only_while_active_and_within_limits(kangaroo):
+    robot, q = kangaroo
+    session = Session(robot, q, ["-p", "autostart:=false"])
+    try:
+        assert not session.run(lambda: len(session.commands) > 0, timeout=2.0)  # unconfigured: silent
+        assert session.change_state(Transition.TRANSITION_CONFIGURE)
+        assert not session.run(lambda: len(session.commands) > 0, timeout=1.0)  # inactive: still silent
+        assert session.change_state(Transition.TRANSITION_ACTIVATE)
+        assert session.run(lambda: len(session.commands) > 20), session.stop()[2]
+        command = session.commands[-1]
+        assert list(command.name) == list(robot.output_names)
+        lower, upper = robot.position_limits(robot.output_names)
+        position = np.array(command.position)
+        assert np.all(np.isfinite(position)) and np.all(position >= lower) and np.all(position <= upper)
+        assert np.all(np.abs(command.effort) <= robot.effort_limits(robot.output_names))
+        assert session.com and session.com[-1].header.frame_id == "odom"
+        assert session.change_state(Transition.TRANSITION_DEACTIVATE)
+        count = len(session.commands)
+        session.run(lambda: False, timeout=1.0)
+        assert len(session.commands) <= count + 2  # at most what was already in flight
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
+
+
+def test_gain_change_breaking_the_iss_conditions_is_refused(kangaroo):
+    robot, q = kangaroo
+    session = Session(robot, q)
+    try:
+        assert session.run(lambda: len(session.commands) > 5), session.stop()[2]
+        request = SetParameters.Request(parameters=[Parameter(
+            name="k_c", value=ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=0.5))])
+        result = session.probe.call(SetParameters, "/centroidal_balancer/set_parameters", request).results[0]
+        assert not result.successful
+        assert "must exceed ω_n" in result.reason
+        request.parameters[0].value.double_value = 7.0
+        assert session.probe.call(SetParameters, "/centroidal_balancer/set_parameters", request).results[0].successful
+    finally:
+        session.stop()
+
+
+def test_stale_inputs_hold_the_posture_and_recover(kangaroo):
+    robot, q = kangaroo
+    session = Session(robot, q)
+    try:
+        assert session.run(lambda: len(session.commands) > 5), session.stop()[2]
+
+        def holding():
+            status = session.probe.diagnostics.get(DIAGNOSTIC)
+            return status is not None and status.message == "inputs stale: holding posture"
+
+        assert session.run(holding, timeout=5.0, feed=False)
+        assert np.allclose(session.commands[-1].velocity, 0.0)
+
+        def balancing():
+            status = session.probe.diagnostics.get(DIAGNOSTIC)
+            return status is not None and status.message.startswith("balancing")
+
+        assert session.run(balancing, timeout=5.0)
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
