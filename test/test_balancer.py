@@ -89,3 +89,43 @@ def test_commands_never_exceed_the_urdf_limits(kangaroo, mode, offset, zmp, cont
         assert np.all(command.position >= lower) and np.all(command.position <= upper)
         assert np.all(np.abs(command.velocity) <= velocity_limit)
         assert np.all(np.abs(command.effort) <= effort_limit)
+
+
+def test_c_busy_hand_reaches_its_target_pose_while_the_com_stays(kangaroo):
+    """Mahru I, kinematic mode, left arm C-busy towards a pose 3 cm ahead: applying the commands (the
+    support sole held by the base) brings the hand there while the CoM keeps its reference. The arm starts
+    away from its planar posture, where two pitch joints could not move the hand in x–z at fixed pitch."""
+    from humanoid_balance.control.embedded_motion import C_BUSY, Section
+    from model_fixtures import REPO
+    from humanoid_balance.model import load_robot
+
+    robot = load_robot(REPO / "urdf" / "mahru.urdf", floating_base=True)
+    leg = ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")
+    arm = ("shoulder_pitch", "shoulder_roll", "shoulder_yaw", "elbow", "wrist_yaw", "wrist_roll")
+    feet = tuple(Foot(f"{s}_foot", f"{s}_sole", tuple(f"{s}_{j}" for j in leg)) for s in ("left", "right"))
+    hand = Section("left_arm", tuple(f"left_{j}" for j in arm), "left_hand", C_BUSY)
+    balancer = Balancer(robot, BalancerConfig(mode="kinematic", feet=feet), [hand])
+    q = pin.neutral(robot.model)
+    for name, value in (("hip_pitch", -0.4), ("knee", 0.8), ("ankle_pitch", -0.4)):
+        for side in ("left", "right"):
+            q[robot.joint_q_index(f"{side}_{name}")] = value
+    for name, value in (("shoulder_roll", 0.5), ("shoulder_yaw", 0.5), ("elbow", -1.0), ("wrist_yaw", 0.3)):
+        q[robot.joint_q_index(f"left_{name}")] = value
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, q)
+    target = data.oMf[robot.frame_id("left_hand")].copy()
+    target.translation = target.translation + np.array([0.03, 0.0, 0.0])
+    com_reference = com_of(robot, q)
+    dt = 0.01
+    for _ in range(200):
+        state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), com_reference, {},
+                              {"left_arm": target})
+        outputs = balancer.update(state, dt).velocity
+        pin.computeJointJacobians(robot.model, data, q)
+        pin.updateFramePlacements(robot.model, data)
+        J_foot = pin.getFrameJacobian(robot.model, data, robot.frame_id("left_sole"), pin.LOCAL_WORLD_ALIGNED)
+        base = -np.linalg.solve(J_foot[:, :6], J_foot[:, 6:] @ outputs)
+        q = pin.integrate(robot.model, q, np.r_[base, outputs] * dt)
+    pin.framesForwardKinematics(robot.model, data, q)
+    assert np.linalg.norm(data.oMf[robot.frame_id("left_hand")].translation - target.translation) < 2e-3
+    np.testing.assert_allclose(com_of(robot, q)[:2], com_reference[:2], atol=2e-3)

@@ -134,3 +134,15 @@ def test_mahru_dancing_arms_keep_the_commanded_com_velocity():
             q[arm_columns[side]] = shape * np.sin(phase) - np.array([0, 0, 0, 0.5, 0, 0])
             rates[f"{side}_arm"] = shape * 2 * np.pi * np.cos(phase)
         check_resolution(robot, q, resolver, np.array([0.01, -0.005, 0.0]), np.zeros(3), rates)
+
+
+def test_damped_pseudo_inverse_is_exact_away_from_singularities_and_bounded_near_them():
+    from humanoid_balance.control.embedded_motion import damped_pseudo_inverse
+
+    rng = np.random.default_rng(7)
+    J = rng.normal(size=(6, 6))
+    np.testing.assert_allclose(damped_pseudo_inverse(J), np.linalg.inv(J), atol=1e-10)
+    U, _, Vt = np.linalg.svd(J)
+    singular = U @ np.diag([3.0, 2.0, 1.0, 0.5, 0.2, 1e-9]) @ Vt
+    assert np.linalg.norm(damped_pseudo_inverse(singular), 2) <= 1 / (2 * 0.05) + 1e-9  # σ/(σ²+λ²) ≤ 1/(2λ)
+    assert np.linalg.norm(np.linalg.pinv(singular), 2) > 1e8

@@ -98,3 +98,32 @@ def test_srv_resolution_is_the_weighted_least_norm_solution():
     np.testing.assert_allclose(np.vstack([c.J for c in constraints[1:]]) @ aerial,
                                np.concatenate([c.v for c in constraints[1:]]), atol=1e-10)
     assert np.abs(constraints[0].J @ aerial - constraints[0].v).max() > 1e-3
+
+
+def test_jump_schedule_reaches_the_apex_and_lands_within_the_stoop():
+    """A point mass under eq. 5 (m z̈ = f_z − m g) with f_z from eq. 8, the impedance chosen by the schedule,
+    and contact while the 'leg' of rest length z_0 is compressed: stoop 50 mm, jump 50 mm (the paper's plan).
+    The apex is z_0 + z_H within 10 %, the landing stops within z_d below the touchdown height."""
+    from humanoid_balance.control.viip import JumpSchedule
+
+    z_0, z_H, z_d, dt = 0.75, 0.05, 0.05, 1e-4
+    schedule = JumpSchedule(standing_impedance(12.0, 1.0), jump_height=z_H, stoop_depth=z_d)
+    z, z_dot = z_0, 0.0
+    apex, lowest_after_touchdown, phases = z_0, np.inf, []
+    schedule.update(True, z, z_dot)
+    schedule.jump()
+    for _ in range(int(3.0 / dt)):
+        in_contact = z <= z_0 + 1e-9
+        phase = schedule.update(in_contact, z, z_dot)
+        f_z = vertical_force(MASS, phase.impedance, phase.z_ref, z, 0.0, z_dot, in_contact, f_min=0.0)
+        z_dot += dt * (f_z / MASS - GRAVITY)
+        z += dt * z_dot
+        if not phases or phases[-1] != phase.name:
+            phases.append(phase.name)
+        if phase.name == "aerial":
+            apex = max(apex, z)
+        if phase.name == "touchdown":
+            lowest_after_touchdown = min(lowest_after_touchdown, z)
+    assert phases[:5] == ["stoop", "liftoff", "aerial", "touchdown", "standing"]
+    assert apex - z_0 == pytest.approx(z_H, rel=0.10)
+    assert z_0 - lowest_after_touchdown <= z_d * 1.02

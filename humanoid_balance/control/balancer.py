@@ -23,8 +23,8 @@ from scipy.spatial import ConvexHull
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
 from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
                                                        desired_com_wrench, joint_torques)
-from humanoid_balance.control.viip import (Constraint, cog_reference_acceleration, resolve_srv, standing_impedance,
-                                           vertical_force)
+from humanoid_balance.control.viip import (Constraint, JumpSchedule, cog_reference_acceleration, resolve_srv,
+                                           standing_impedance, vertical_force)
 from humanoid_balance.control.zmp_com import ZmpComGains, balancing_input, check_gains
 from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
@@ -55,6 +55,9 @@ class BalancerConfig:
     viip_frequency: float = 8.0        # standing impedance ω [rad/s] (eq. 13)
     viip_damping: float = 1.0          # standing impedance ζ ≥ 1 (eq. 14)
     posture_gain: float = 2.0          # [1/s] joints not in a leg return to their reference posture
+    jump_height: float = 0.05          # planned apex above the lift-off COG height z_H [m] (viip)
+    stoop_depth: float = 0.05          # stoop before lift-off and landing depth z_d [m] (viip)
+    pose_gain: float = 5.0             # [1/s] C-busy limbs converge to their target poses
 
 
 class BalancerState(NamedTuple):
@@ -64,6 +67,7 @@ class BalancerState(NamedTuple):
     zmp: Optional[np.ndarray]          # measured ZMP, world frame [m]
     com_reference: np.ndarray          # desired CoM, world frame [m]
     joint_rates: dict = {}             # J-busy extra sections → joint rates [rad/s]
+    poses: dict = {}                   # C-busy extra sections → target pin.SE3 of their end frame, world
 
 
 class JointCommand(NamedTuple):
@@ -96,7 +100,13 @@ class Balancer:
         self.posture = robot.reference_q[robot.output_q].copy()
         self.position_command = None
         self.srv = None
+        self.schedule = JumpSchedule(standing_impedance(config.viip_frequency, config.viip_damping),
+                                     config.jump_height, config.stoop_depth)
         self.clamped = 0
+
+    def jump(self):
+        """Request a jump (viip mode): stoop, lift off, fly, absorb the landing (Sugihara–Nakamura Fig. 2)."""
+        self.schedule.jump()
 
     def com_height(self, q):
         """Height of the CoM above the mean sole height [m]: c_z of the inverted pendulum (ω_n = √(g/c_z))."""
@@ -143,7 +153,8 @@ class Balancer:
         position, velocity, effort = self._clamp(self.position_command, velocity, effort)
         self.position_command = position
         zmp_margin = self._zmp_margin(state.zmp, placements, active)
-        status = {"mode": config.mode, "qp status": distribution.status, "qp solve time [s]": distribution.solve_time,
+        status = {"mode": config.mode, "vertical phase": self.schedule.name if config.mode == "viip" else "n/a",
+                  "qp status": distribution.status, "qp solve time [s]": distribution.solve_time,
                   "wrench residual [N, N·m]": float(np.abs(distribution.residual).max()),
                   "linear momentum [kg m/s]": float(np.linalg.norm(momentum[:3])),
                   "angular momentum [kg m²/s]": float(np.linalg.norm(momentum[3:])),
@@ -158,16 +169,18 @@ class Balancer:
         u[:2] = balancing_input(np.zeros(2), state.com_reference, zmp, state.com_reference, com, config.zmp_com)
         u[2] = config.com_height_gain * (state.com_reference[2] - com[2])
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
-        resolution = self.resolver.resolve(state.q, u, omega, joint_rates=self._extra_rates(state))
+        resolution = self.resolver.resolve(state.q, u, omega, twists=self._extra_twists(state),
+                                           joint_rates=self._extra_rates(state))
         return resolution.output_velocity[6:]
 
     def _viip_rates(self, state, com, R_base, active, dt):
         config, robot = self.config, self.robot
         T = self.chain.output_velocity_map(state.q)
         com_velocity = pin.jacobianCenterOfMass(self.model, self.data, state.q, False) @ state.v
-        impedance = standing_impedance(config.viip_frequency, config.viip_damping)
-        f_z = vertical_force(self.mass, impedance, state.com_reference[2], com[2], 0.0, com_velocity[2],
-                             bool(active), config.f_min)
+        phase = self.schedule.update(bool(active), com[2], com_velocity[2])
+        z_ref = state.com_reference[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
+        f_z = vertical_force(self.mass, phase.impedance, z_ref, com[2], 0.0, com_velocity[2], bool(active),
+                             config.f_min)
         zmp_ref = np.r_[state.com_reference[:2], 0.0 if state.zmp is None else state.zmp[2]]
         if self.srv is None:
             self.srv = com_velocity.copy()
@@ -198,6 +211,15 @@ class Balancer:
         return resolve_srv(constraints, weights)[6:]
 
     # -- helpers --------------------------------------------------------------------------------------
+    def _extra_twists(self, state):
+        """Twists pulling C-busy limbs to their target poses: k [p_d − p; R log3(Rᵀ R_d)], world axes."""
+        twists = {}
+        for name, target in state.poses.items():
+            current = self.data.oMf[self.robot.frame_id(self.extra[name].end_frame)]
+            rotation_error = current.rotation @ pin.log3(current.rotation.T @ target.rotation)
+            twists[name] = self.config.pose_gain * np.r_[target.translation - current.translation, rotation_error]
+        return twists
+
     def _extra_rates(self, state):
         return {name: state.joint_rates.get(name, np.zeros(len(s.joints)))
                 for name, s in self.extra.items() if s.role == J_BUSY}

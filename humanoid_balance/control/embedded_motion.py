@@ -24,7 +24,8 @@ import pinocchio as pin
 
 from humanoid_balance.model.closed_chain import ClosedChain
 
-__all__ = ["Section", "EmbeddedMotionResolver", "Resolution", "BASE", "C_BUSY", "J_BUSY", "IDLE"]
+__all__ = ["Section", "EmbeddedMotionResolver", "Resolution", "damped_pseudo_inverse", "BASE", "C_BUSY", "J_BUSY",
+           "IDLE"]
 
 BASE, C_BUSY, J_BUSY, IDLE = "base", "c_busy", "j_busy", "idle"
 
@@ -36,6 +37,16 @@ class Section(NamedTuple):
     joints: tuple
     end_frame: str
     role: str = IDLE
+
+
+def damped_pseudo_inverse(J, threshold=0.02, max_damping=0.05):
+    """J⁺ (eq. 7), damped only near a singularity: λ² = λ_max² (1 − (σ_min/ε)²) when σ_min < ε, else the exact
+    Moore–Penrose inverse (Maciejewski–Klein adaptive damping), so a limb passing a singular posture gets a
+    bounded, slightly inexact motion instead of an exploding one."""
+    U, sigma, Vt = np.linalg.svd(J, full_matrices=False)
+    smallest = sigma[-1]
+    damping2 = max_damping ** 2 * (1.0 - (smallest / threshold) ** 2) if smallest < threshold else 0.0
+    return (Vt.T * (sigma / (sigma ** 2 + damping2))) @ U.T
 
 
 class Resolution(NamedTuple):
@@ -108,7 +119,7 @@ class EmbeddedMotionResolver:
             columns = self.columns[name]
             if section.role == C_BUSY:
                 J_end = frame_jacobian(name)
-                J_pinv = np.linalg.pinv(J_end[:, columns])
+                J_pinv = damped_pseudo_inverse(J_end[:, columns])
                 twist = np.asarray(twists.get(name, np.zeros(6)), dtype=float)
                 cartesian[name] = (J_pinv, J_end[:, :6], twist)
                 J_emb -= J_com[:, columns] @ J_pinv @ J_end[:, :6] @ K       # eqs. 15, 20

@@ -18,7 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Impedance", "liftoff_impedance", "touchdown_impedance", "standing_impedance", "vertical_force",
+__all__ = ["Impedance", "JumpSchedule", "VerticalPhase", "liftoff_impedance", "touchdown_impedance",
+           "standing_impedance", "vertical_force",
            "cog_reference_acceleration", "Constraint", "resolve_srv", "GRAVITY"]
 
 GRAVITY = 9.81  # m/s²
@@ -87,3 +88,47 @@ def resolve_srv(constraints, weights):
     v = np.concatenate([c.v for c in constraints])
     W_inv_Jt = J.T / np.asarray(weights, dtype=float)[:, None]
     return W_inv_Jt @ np.linalg.solve(J @ W_inv_Jt, v)
+
+
+class VerticalPhase(NamedTuple):
+    name: str          # standing | stoop | liftoff | aerial | touchdown
+    impedance: Impedance
+    z_ref: float       # ref z_G of eq. 8 [m]
+
+
+class JumpSchedule:
+    """Selects the impedance of eqs. 10–14 from the contact phase (Sugihara–Nakamura Fig. 2).
+
+    standing (ref z_G = z_0) → on ``jump()``: stoop to z_0 − z_d (standing impedance) → lift-off (eq. 11,
+    ref z_G = z_0) → aerial (f_z = 0) → touchdown on first contact (eq. 12 with the measured landing speed,
+    ref z_G = height at contact) → standing again once the COG has stopped going down.
+    """
+
+    def __init__(self, standing, jump_height=0.05, stoop_depth=0.05, settle_speed=0.02):
+        self.standing, self.jump_height, self.stoop_depth, self.settle_speed = standing, jump_height, stoop_depth, \
+            settle_speed
+        self.name, self.z_0, self.z_ref, self.impedance = "standing", None, None, standing
+
+    def jump(self):
+        if self.name == "standing":
+            self.name = "stoop"
+
+    def update(self, in_contact, z, z_dot):
+        """The phase, impedance and ref z_G for this tick, given contact and the COG height and speed."""
+        if self.z_0 is None:
+            self.z_0 = self.z_ref = z
+        if self.name == "stoop":
+            self.z_ref = self.z_0 - self.stoop_depth
+            if abs(z - self.z_ref) < 0.1 * self.stoop_depth and abs(z_dot) < self.settle_speed:
+                self.name, self.z_ref = "liftoff", self.z_0
+                self.impedance = liftoff_impedance(self.jump_height, self.stoop_depth)
+        elif self.name == "liftoff" and not in_contact:
+            self.name = "aerial"
+        elif self.name == "aerial" and in_contact:
+            self.name, self.z_ref = "touchdown", z
+            self.impedance = touchdown_impedance(z_dot, self.stoop_depth)
+        elif self.name == "touchdown" and z_dot >= 0.0:
+            self.name, self.z_ref, self.impedance = "standing", self.z_0, self.standing
+        if self.name in ("standing", "stoop"):
+            self.impedance = self.standing
+        return VerticalPhase(self.name, self.impedance, self.z_ref)

@@ -4,8 +4,11 @@
     odom (Odometry) ─────────────────────┤
     contact/<foot>/state (Int8), zmp ────┼─> Balancer.update ─> balance/joint_command (JointState: outputs)
     balance/com_reference (PointStamped) ┤                      balance/com (PointStamped), balance/markers,
-    balance/<limb>/trajectory ───────────┘                      contact/<foot>/desired_wrench, /diagnostics
-    (JointTrajectory, J-busy limbs)
+    balance/<limb>/trajectory ───────────┤                      contact/<foot>/desired_wrench, /diagnostics
+    (JointTrajectory, J-busy limbs)      │
+    balance/<limb>/pose ─────────────────┘
+    (PoseStamped in world_frame, C-busy limbs)
+    ~/jump (std_srvs/Trigger): viip mode stoops, lifts off, flies and absorbs the landing
 
 Modes (parameter ``mode``): kinematic (Choi–Kim), momentum (Garofalo et al.), viip (Sugihara–Nakamura).
 Inputs older than ``input_timeout`` → hold the last posture with zero velocity, say so, recover on return.
@@ -13,17 +16,19 @@ Inputs older than ``input_timeout`` → hold the last posture with zero velocity
 import sys
 
 import numpy as np
-from geometry_msgs.msg import Point, PointStamped, Vector3, WrenchStamped
+import pinocchio as pin
+from geometry_msgs.msg import Point, PointStamped, PoseStamped, Vector3, WrenchStamped
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, Int8
+from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_balance.control.balancer import MODES, Balancer, BalancerConfig, BalancerState, Foot
-from humanoid_balance.control.embedded_motion import J_BUSY, Section
+from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.nodes.common import (RELIABLE_QOS, Diagnostics, InputGuard, JointStateReader, RateMeter,
@@ -46,6 +51,7 @@ class CentroidalBalancerNode(LifecycleNode):
             self.declare_parameter(f"{side}_foot_joints", [f"{side}_{j}" for j in LEG],
                                    describe("serial-equivalent leg joints, hip to ankle", True))
         self.declare_parameter("busy_limbs", [""], describe("J-busy limbs following balance/<limb>/trajectory", True))
+        self.declare_parameter("cartesian_limbs", [""], describe("C-busy limbs following balance/<limb>/pose", True))
         self.declare_parameter("k_p", 1.5, describe("ZMP gain k_p [1/s], 0 < k_p < ω_n (Choi–Kim eq. 25)"))
         self.declare_parameter("k_c", 6.0, describe("CoM gain k_c [1/s], k_c > ω_n (Choi–Kim eq. 25)"))
         self.declare_parameter("input_timeout", 0.1, describe("inputs older than this are stale [s]"))
@@ -63,8 +69,10 @@ class CentroidalBalancerNode(LifecycleNode):
             feet = [Foot(name, sole, tuple(value(f"{side}_foot_joints")))
                     for name, sole, side in zip(value("feet"), value("soles"), ("left", "right"))]
             self.limbs = [name for name in value("busy_limbs") if name]
+            self.cartesian_limbs = [name for name in value("cartesian_limbs") if name]
             self.extra = [Section(name, tuple(self.limb_parameter(f"{name}_joints", [""])),
-                                  self.limb_parameter(f"{name}_end_frame", ""), J_BUSY) for name in self.limbs]
+                                  self.limb_parameter(f"{name}_end_frame", ""), role)
+                          for names, role in ((self.limbs, J_BUSY), (self.cartesian_limbs, C_BUSY)) for name in names]
             self.config = BalancerConfig(mode=value("mode"), feet=tuple(feet),
                                          zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))))
             self.core = Balancer(self.robot, self.config, self.extra)
@@ -80,6 +88,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.contacts = {foot.name: 1 for foot in feet}
         self.com_reference = None
         self.trajectories = {}
+        self.poses = {}
         self.last_input_time = None
         self.holding = False
         self.status = {}
@@ -95,6 +104,10 @@ class CentroidalBalancerNode(LifecycleNode):
             self.create_subscription(JointTrajectory, f"balance/{limb}/trajectory",
                                      lambda message, limb=limb: self.trajectories.__setitem__(limb, message),
                                      RELIABLE_QOS)
+        for limb in self.cartesian_limbs:
+            self.create_subscription(PoseStamped, f"balance/{limb}/pose",
+                                     lambda message, limb=limb: self.on_pose(limb, message), RELIABLE_QOS)
+        self.create_service(Trigger, "~/jump", self.on_jump)
         self.command_publisher = self.create_lifecycle_publisher(JointState, "balance/joint_command", RELIABLE_QOS)
         self.com_publisher = self.create_lifecycle_publisher(PointStamped, "balance/com", RELIABLE_QOS)
         self.marker_publisher = self.create_lifecycle_publisher(MarkerArray, "balance/markers", RELIABLE_QOS)
@@ -160,6 +173,27 @@ class CentroidalBalancerNode(LifecycleNode):
         except RejectedMessage as error:
             self.guard.reject(error)
 
+    def on_pose(self, limb, message):
+        topic = f"balance/{limb}/pose"
+        try:
+            p, o = message.pose.position, message.pose.orientation
+            position = finite([p.x, p.y, p.z], topic, "position")
+            x, y, z, w = finite([o.x, o.y, o.z, o.w], topic, "orientation")
+            if abs(np.linalg.norm([x, y, z, w]) - 1.0) > 1e-3:
+                raise RejectedMessage("pose_not_unit", f"{topic}: orientation is not a unit quaternion")
+        except RejectedMessage as error:
+            self.guard.reject(error)
+            return
+        self.poses[limb] = pin.SE3(pin.Quaternion(w, x, y, z).toRotationMatrix(), position)
+
+    def on_jump(self, request, response):
+        if self.core is None or self.config.mode != "viip":
+            response.success, response.message = False, "jumps need mode 'viip'"
+        else:
+            self.core.jump()
+            response.success, response.message = True, "jump requested: stoop, lift-off, aerial, touchdown"
+        return response
+
     def on_joint_states(self, message):
         try:
             time = self.guard.check_stamp("estimated_joint_states", message.header.stamp)
@@ -179,7 +213,7 @@ class CentroidalBalancerNode(LifecycleNode):
         if self.com_reference is None:
             self.com_reference = self.core.centroidal.com(q)
         state = BalancerState(q, v, tuple(self.contacts[f.name] == 1 for f in self.feet), self.latest["zmp"],
-                              self.com_reference, self.limb_rates(time))
+                              self.com_reference, self.limb_rates(time), dict(self.poses))
         if self.holding:
             self.core.hold(state)
             self.holding = False
