@@ -30,6 +30,8 @@ def generate_launch_description():
                               description="force_torque_sensor_broadcaster output of the left foot"),
         DeclareLaunchArgument("right_wrench_topic", default_value="/right_foot_ft_broadcaster/wrench",
                               description="force_torque_sensor_broadcaster output of the right foot"),
+        DeclareLaunchArgument("balance_mode", default_value="kinematic",
+                              description="centroidal_balancer mode: kinematic | momentum | viip"),
         DeclareLaunchArgument("use_sim_time", default_value="false", description="follow /clock"),
     ]
     robot = {"urdf_file": LaunchConfiguration("urdf_file"), "loops_file": LaunchConfiguration("loops_file"),
@@ -47,4 +49,9 @@ def generate_launch_description():
         remappings=[("left_foot/wrench", LaunchConfiguration("left_wrench_topic")),
                     ("right_foot/wrench", LaunchConfiguration("right_wrench_topic"))],
     )
-    return LaunchDescription([*arguments, state_estimator, contact_estimator])
+    centroidal_balancer = Node(
+        package="humanoid_balance", executable="centroidal_balancer", name="centroidal_balancer", output="screen",
+        parameters=[PathJoinSubstitution([share, "config", "centroidal_balancer.yaml"]), robot,
+                    {"mode": LaunchConfiguration("balance_mode")}],
+    )
+    return LaunchDescription([*arguments, state_estimator, contact_estimator, centroidal_balancer])

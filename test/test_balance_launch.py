@@ -32,6 +32,7 @@ class TestSuiteReports(unittest.TestCase):
             names = {status.name for array in waiter.received_messages("/diagnostics") for status in array.status}
         self.assertIn("state_estimator: estimation", names)
         self.assertIn("contact_estimator: contacts", names)
+        self.assertIn("centroidal_balancer: balance", names)
 
 
 @launch_testing.post_shutdown_test()

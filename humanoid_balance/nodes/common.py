@@ -6,6 +6,7 @@ from collections import Counter
 
 import numpy as np
 import rclpy
+import rclpy.executors
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.executors import ExternalShutdownException
 from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
@@ -162,13 +163,27 @@ def _format(value):
     return str(value)
 
 
-def run(node_class, args=None):
-    """Console entry point: spin one node until Ctrl-C or shutdown, exit 0."""
+def run(node_factory, args=None):
+    """Console entry point: spin one node until Ctrl-C or shutdown, exit 0.
+
+    A message that rclpy fails to take or convert (RuntimeError out of the executor) does not kill the node:
+    it is logged at a limited rate and counted as ``undecodable`` in the node's rejected inputs.
+    """
     rclpy.init(args=args)
     node = None
     try:
-        node = node_class()
-        rclpy.spin(node)
+        node = node_factory()
+        executor = rclpy.executors.SingleThreadedExecutor()
+        executor.add_node(node)
+        while rclpy.ok():
+            try:
+                executor.spin_once()
+            except RuntimeError as error:
+                guard = getattr(node, "guard", None)
+                if guard is not None:
+                    guard.rejected["undecodable"] += 1
+                node.get_logger().error(f"a message could not be taken or converted: {error}",
+                                        throttle_duration_sec=2.0)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
