@@ -179,3 +179,10 @@ def test_calibration_that_does_not_converge_keeps_previous_offsets(tmp_path, kan
         assert not (tmp_path / "offsets.yaml").exists()
     finally:
         session.stop()
+
+
+def test_unusable_robot_file_is_a_one_line_error_not_a_traceback(tmp_path):
+    process = start([EXECUTABLE], ros_args=["-p", f"urdf_file:={tmp_path / 'missing.urdf'}"])
+    _, stderr = process.communicate(timeout=60)  # exits by itself
+    assert process.returncode == 1
+    assert stderr.strip() == f"state_estimator: error: {tmp_path / 'missing.urdf'}: no such file"

@@ -13,8 +13,6 @@
 Modes (parameter ``mode``): kinematic (Choi–Kim), momentum (Garofalo et al.), viip (Sugihara–Nakamura).
 Inputs older than ``input_timeout`` → hold the last posture with zero velocity, say so, recover on return.
 """
-import sys
-
 import numpy as np
 import pinocchio as pin
 from geometry_msgs.msg import Point, PointStamped, PoseStamped, Vector3, WrenchStamped
@@ -286,11 +284,7 @@ class CentroidalBalancerNode(LifecycleNode):
 
 
 def main(args=None):
-    try:
-        return run(_autostarted, args)
-    except (ModelError, ValueError) as error:
-        print(f"centroidal_balancer: error: {error}", file=sys.stderr)
-        return 1
+    return run(_autostarted, "centroidal_balancer", args)
 
 
 def _autostarted():

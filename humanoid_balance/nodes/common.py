@@ -1,6 +1,7 @@
 """What every humanoid_balance node shares: QoS, reading JointState by name, rejecting bad input
 (count, rate-limited log, keep the last good state), /diagnostics and the console entry point."""
 import math
+import sys
 import time
 from collections import Counter
 
@@ -11,6 +12,8 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.executors import ExternalShutdownException
 from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rcl_interfaces.msg import ParameterDescriptor
+
+from humanoid_balance.model.errors import ModelError
 
 __all__ = ["SENSOR_QOS", "RELIABLE_QOS", "RejectedMessage", "JointStateReader", "InputGuard", "RateMeter",
            "Diagnostics", "describe", "stamp_seconds", "finite", "run"]
@@ -163,16 +166,22 @@ def _format(value):
     return str(value)
 
 
-def run(node_factory, args=None):
+def run(node_factory, name, args=None):
     """Console entry point: spin one node until Ctrl-C or shutdown, exit 0.
 
-    A message that rclpy fails to take or convert (RuntimeError out of the executor) does not kill the node:
-    it is logged at a limited rate and counted as ``undecodable`` in the node's rejected inputs.
+    A robot model or parameter the node cannot use (ModelError, ValueError while building it) ends it with a
+    one-line error naming the problem and exit code 1, not a traceback. A message that rclpy fails to take or
+    convert (RuntimeError out of the executor) does not kill the node: it is logged at a limited rate and
+    counted as ``undecodable`` in the node's rejected inputs.
     """
     rclpy.init(args=args)
     node = None
     try:
-        node = node_factory()
+        try:
+            node = node_factory()
+        except (ModelError, ValueError) as error:
+            print(f"{name}: error: {error}", file=sys.stderr)
+            return 1
         executor = rclpy.executors.SingleThreadedExecutor()
         executor.add_node(node)
         while rclpy.ok():

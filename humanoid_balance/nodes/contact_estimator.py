@@ -7,8 +7,6 @@
            contact/<foot>/state (std_msgs/Int8: 1 contact, 0 aerial, −1 unknown), zmp (PointStamped, world),
            support_polygon (PolygonStamped, world), contact/markers (MarkerArray), /diagnostics
 """
-import sys
-
 import numpy as np
 from geometry_msgs.msg import Point, Point32, PointStamped, PolygonStamped, Vector3, WrenchStamped
 from nav_msgs.msg import Odometry
@@ -213,8 +211,4 @@ class ContactEstimatorNode(Node):
 
 
 def main(args=None):
-    try:
-        return run(ContactEstimatorNode, args)
-    except (ModelError, ValueError) as error:
-        print(f"contact_estimator: error: {error}", file=sys.stderr)
-        return 1
+    return run(ContactEstimatorNode, "contact_estimator", args)

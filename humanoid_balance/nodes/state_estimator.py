@@ -6,7 +6,6 @@
     ~/calibrate (std_srvs/Trigger): encoder calibration (Kangaroo eqs. 41–42), offsets saved to offsets_file
     /diagnostics: loop residual, update rate, rejected messages
 """
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,7 @@ from std_srvs.srv import Trigger
 
 from humanoid_balance.estimation import ImuSample, RobotStateEstimator, load_offsets, save_offsets
 from humanoid_balance.estimation.robot_state import LEVEL_IMU
-from humanoid_balance.model import ModelError, load_robot
+from humanoid_balance.model import load_robot
 from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, JointStateReader,
                                            RateMeter, RejectedMessage, describe, finite, run)
 from humanoid_balance.resources import robot_files
@@ -165,8 +164,4 @@ class StateEstimatorNode(Node):
 
 
 def main(args=None):
-    try:
-        return run(StateEstimatorNode, args)
-    except ModelError as error:
-        print(f"state_estimator: error: {error}", file=sys.stderr)
-        return 1
+    return run(StateEstimatorNode, "state_estimator", args)
