@@ -2,7 +2,8 @@
 
     estimated_joint_states (JointState) ─┐
     odom (Odometry) ─────────────────────┤
-    contact/<foot>/state (Int8), zmp ────┼─> Balancer.update ─> balance/joint_command (JointState: outputs)
+    contact/<foot>/state (Int8), zmp, ───┼─> Balancer.update
+    contact/<foot>/wrench (WrenchStamped)│ ─> balance/joint_command (JointState: outputs)
     balance/com_reference (PointStamped) ┤                      balance/com (PointStamped), balance/markers,
     balance/<limb>/trajectory ───────────┤                      contact/<foot>/desired_wrench, /diagnostics
     (JointTrajectory, J-busy limbs)      │
@@ -83,7 +84,8 @@ class CentroidalBalancerNode(LifecycleNode):
         self.guard = InputGuard(self)
         self.rate = RateMeter()
         self.latest = {"odom": None, "zmp": None}
-        self.contacts = {foot.name: 1 for foot in feet}
+        self.contacts = {foot.name: None for foot in feet}        # contact/<foot>/state, when published
+        self.normal_forces = {foot.name: None for foot in feet}   # contact/<foot>/wrench f_z [N]
         self.com_reference = None
         self.trajectories = {}
         self.poses = {}
@@ -98,6 +100,8 @@ class CentroidalBalancerNode(LifecycleNode):
             self.create_subscription(Int8, f"contact/{foot.name}/state",
                                      lambda message, name=foot.name: self.contacts.__setitem__(name, message.data),
                                      RELIABLE_QOS)
+            self.create_subscription(WrenchStamped, f"contact/{foot.name}/wrench",
+                                     lambda message, name=foot.name: self.on_wrench(name, message), RELIABLE_QOS)
         for limb in self.limbs:
             self.create_subscription(JointTrajectory, f"balance/{limb}/trajectory",
                                      lambda message, limb=limb: self.trajectories.__setitem__(limb, message),
@@ -171,6 +175,20 @@ class CentroidalBalancerNode(LifecycleNode):
         except RejectedMessage as error:
             self.guard.reject(error)
 
+    def on_wrench(self, foot, message):
+        try:
+            self.normal_forces[foot] = float(finite([message.wrench.force.z], f"contact/{foot}/wrench", "force")[0])
+        except RejectedMessage as error:
+            self.guard.reject(error)
+
+    def in_contact(self, foot):
+        """contact/<foot>/state when published; else the measured normal force above f_min; else assumed."""
+        if self.contacts[foot] is not None:
+            return self.contacts[foot] == 1
+        if self.normal_forces[foot] is not None:
+            return self.normal_forces[foot] > self.config.f_min
+        return True
+
     def on_pose(self, limb, message):
         topic = f"balance/{limb}/pose"
         try:
@@ -210,13 +228,17 @@ class CentroidalBalancerNode(LifecycleNode):
         self.last_input_clock = self.get_clock().now()
         if self.com_reference is None:
             self.com_reference = self.core.centroidal.com(q)
-        state = BalancerState(q, v, tuple(self.contacts[f.name] == 1 for f in self.feet), self.latest["zmp"],
+        state = BalancerState(q, v, tuple(self.in_contact(f.name) for f in self.feet), self.latest["zmp"],
                               self.com_reference, self.limb_rates(time), dict(self.poses))
         if self.holding:
             self.core.hold(state)
             self.holding = False
         command = self.core.update(state, dt)
-        self.status = command.status
+        self.status = dict(command.status)
+        for foot, wrench in zip(self.feet, command.wrenches):
+            self.status[f"{foot.name} normal force desired / measured [N]"] = (
+                f"{wrench[2]:.1f} / {self.normal_forces[foot.name]:.1f}" if self.normal_forces[foot.name] is not None
+                else f"{wrench[2]:.1f} / —")
         self.rate.tick()
         self.publish(message.header.stamp, command, self.core.centroidal.com(q))
 
