@@ -35,6 +35,7 @@ setup(
             "state_estimator = humanoid_balance.nodes.state_estimator:main",
             "contact_estimator = humanoid_balance.nodes.contact_estimator:main",
             "centroidal_balancer = humanoid_balance.nodes.centroidal_balancer:main",
+            "loop_closure_mapper = humanoid_balance.nodes.loop_closure_mapper:main",
         ],
     },
 )

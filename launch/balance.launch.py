@@ -32,6 +32,10 @@ def generate_launch_description():
                               description="force_torque_sensor_broadcaster output of the right foot"),
         DeclareLaunchArgument("balance_mode", default_value="kinematic",
                               description="centroidal_balancer mode: kinematic | momentum | viip"),
+        DeclareLaunchArgument("commands_topic", default_value="/forward_command_controller/commands",
+                              description="forward_command_controller input (Float64MultiArray, `actuated` order)"),
+        DeclareLaunchArgument("command_interface", default_value="position",
+                              description="what actuator_commands carries: position | velocity | effort"),
         DeclareLaunchArgument("use_sim_time", default_value="false", description="follow /clock"),
     ]
     robot = {"urdf_file": LaunchConfiguration("urdf_file"), "loops_file": LaunchConfiguration("loops_file"),
@@ -54,4 +58,10 @@ def generate_launch_description():
         parameters=[PathJoinSubstitution([share, "config", "centroidal_balancer.yaml"]), robot,
                     {"mode": LaunchConfiguration("balance_mode")}],
     )
-    return LaunchDescription([*arguments, state_estimator, contact_estimator, centroidal_balancer])
+    loop_closure_mapper = Node(
+        package="humanoid_balance", executable="loop_closure_mapper", name="loop_closure_mapper", output="screen",
+        parameters=[PathJoinSubstitution([share, "config", "loop_closure_mapper.yaml"]), robot,
+                    {"command_interface": LaunchConfiguration("command_interface")}],
+        remappings=[("actuator_commands", LaunchConfiguration("commands_topic"))],
+    )
+    return LaunchDescription([*arguments, state_estimator, contact_estimator, centroidal_balancer, loop_closure_mapper])

@@ -33,6 +33,7 @@ class TestSuiteReports(unittest.TestCase):
         self.assertIn("state_estimator: estimation", names)
         self.assertIn("contact_estimator: contacts", names)
         self.assertIn("centroidal_balancer: balance", names)
+        self.assertIn("loop_closure_mapper: mapping", names)
 
 
 @launch_testing.post_shutdown_test()

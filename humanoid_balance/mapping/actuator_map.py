@@ -53,21 +53,37 @@ class ActuatorMap:
             if efforts_as_motor_torques and spec is not None and spec.kind == "ballscrew":
                 self.torque_per_force[i] = ballscrew_motor_torque(1.0, spec.lead, spec.efficiency)
 
-    def positions(self, outputs):
+    def positions(self, outputs, substeps=(1, 8, 32)):
         """θ_a realising the outputs q (eq. 2 with q fixed), by damped Newton from the last solution.
+
+        When a command jumps far from the last one (a first command, lost messages), the closure continues
+        along the straight output path in more and more substeps, so it stays on the assembly branch.
 
         Raises:
             ClosureError: the loops cannot be closed for these outputs.
         """
-        q = self.q.copy()
+        start = self.q[self.robot.output_q].copy()
+        for count in substeps:
+            q = self.q.copy()
+            try:
+                for s in np.linspace(0.0, 1.0, count + 1)[1:]:
+                    q, lin = self._close(q, start + s * (np.asarray(outputs) - start))
+            except ClosureError as error:
+                failure = error
+                continue
+            self.q = q
+            return q[self.robot.actuated_q].copy(), lin
+        raise failure
+
+    def _close(self, q, outputs):
+        q = q.copy()
         q[self.robot.output_q] = outputs
-        error = np.inf
+        error, iteration = np.inf, 0
         for iteration in range(self.max_iterations):
             lin = self.chain.linearize(q)
             error = float(np.linalg.norm(lin.residual))
             if error < self.tolerance:
-                self.q = q
-                return q[self.robot.actuated_q].copy(), lin
+                return q, lin
             _, _, step, info = lapack.dgesv(lin.J_l[:, self.solved_v], -lin.residual)
             if info != 0:
                 break

@@ -31,7 +31,8 @@ from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.nodes.common import (RELIABLE_QOS, Diagnostics, InputGuard, JointStateReader, RateMeter,
-                                           RejectedMessage, describe, finite, run, stamp_seconds)
+                                           RejectedMessage, autostarted, describe, finite, run,
+                                           stamp_seconds)
 from humanoid_balance.resources import robot_files
 
 DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
@@ -306,12 +307,4 @@ class CentroidalBalancerNode(LifecycleNode):
 
 
 def main(args=None):
-    return run(_autostarted, "centroidal_balancer", args)
-
-
-def _autostarted():
-    node = CentroidalBalancerNode()
-    if node.get_parameter("autostart").value:
-        node.trigger_configure()
-        node.trigger_activate()
-    return node
+    return run(autostarted(CentroidalBalancerNode), "centroidal_balancer", args)

@@ -16,7 +16,7 @@ from rcl_interfaces.msg import ParameterDescriptor
 from humanoid_balance.model.errors import ModelError
 
 __all__ = ["SENSOR_QOS", "RELIABLE_QOS", "RejectedMessage", "JointStateReader", "InputGuard", "RateMeter",
-           "Diagnostics", "describe", "stamp_seconds", "finite", "run"]
+           "Diagnostics", "describe", "stamp_seconds", "finite", "autostarted", "run"]
 
 SENSOR_QOS = qos_profile_sensor_data
 """Sensor topics in: best effort, shallow (CONVENTIONS.md)."""
@@ -164,6 +164,18 @@ def _format(value):
     if isinstance(value, float):
         return "nan" if math.isnan(value) else f"{value:.6g}"
     return str(value)
+
+
+def autostarted(lifecycle_node_class):
+    """A factory that builds the lifecycle node and, if its ``autostart`` parameter is true, configures and
+    activates it (as a lifecycle manager would)."""
+    def build():
+        node = lifecycle_node_class()
+        if node.get_parameter("autostart").value:
+            node.trigger_configure()
+            node.trigger_activate()
+        return node
+    return build
 
 
 def run(node_factory, name, args=None):

@@ -1,0 +1,130 @@
+"""loop_closure_mapper: serial-equivalent joint commands → linear-actuator commands (lifecycle node).
+
+    balance/joint_command (JointState: outputs, position/velocity/effort) ─> ActuatorMap.update
+        ─> actuator_commands (std_msgs/Float64MultiArray in the `actuated` order: the field chosen by
+           `command_interface`, always full length and NaN-free — a ros2_control forward_command_controller's
+           shape), actuator_states (JointState with names, for people and plots), /diagnostics
+
+Near a singularity (cond(P·J_m) > max_condition) or when the outputs cannot be realised, the last safe
+command is held and reported; limits clamp and are counted.
+"""
+import numpy as np
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from humanoid_balance.mapping import ActuatorMap
+from humanoid_balance.model import ClosureError, ModelError, SingularConfigurationError, load_robot
+from humanoid_balance.nodes.common import (RELIABLE_QOS, Diagnostics, InputGuard, JointStateReader, RateMeter,
+                                           RejectedMessage, autostarted, describe, run)
+from humanoid_balance.resources import robot_files
+
+DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
+INTERFACES = ("position", "velocity", "effort")
+
+
+class LoopClosureMapperNode(LifecycleNode):
+    def __init__(self):
+        super().__init__("loop_closure_mapper")
+        self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF of the spanning tree", True))
+        self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""), describe("loop-closure YAML ('' = serial)", True))
+        self.declare_parameter("command_interface", "position",
+                               describe(f"field sent on actuator_commands: {' | '.join(INTERFACES)}"))
+        self.declare_parameter("max_condition", 200.0, describe("refuse above this cond(P·J_m) (singularity)", True))
+        self.declare_parameter("efforts_as_motor_torques", False,
+                               describe("ball-screw efforts as motor torques [N·m] (eq. 47) instead of forces [N]",
+                                        True))
+        self.declare_parameter("autostart", True, describe("configure and activate at start-up", True))
+        self.core = None
+        self.add_on_set_parameters_callback(self.on_set_parameters)
+
+    def on_configure(self, state):
+        value = lambda name: self.get_parameter(name).value  # noqa: E731
+        try:
+            self.robot = load_robot(value("urdf_file"), value("loops_file") or None)
+            self.core = ActuatorMap(self.robot, max_condition=value("max_condition"),
+                                    efforts_as_motor_torques=value("efforts_as_motor_torques"))
+        except ModelError as error:
+            self.get_logger().error(f"configuration refused: {error}")
+            return TransitionCallbackReturn.FAILURE
+        self.reader = JointStateReader("balance/joint_command", self.robot.output_names)
+        self.guard = InputGuard(self)
+        self.rate = RateMeter()
+        self.last_safe = None
+        self.refusals = 0
+        self.clamps = 0
+        self.problem = None
+        self.condition = float("nan")
+        self.create_subscription(JointState, "balance/joint_command", self.on_command, RELIABLE_QOS)
+        self.command_publisher = self.create_lifecycle_publisher(Float64MultiArray, "actuator_commands", RELIABLE_QOS)
+        self.state_publisher = self.create_lifecycle_publisher(JointState, "actuator_states", RELIABLE_QOS)
+        self.diagnostics = Diagnostics(self, "mapping")
+        self.create_timer(1.0, self.publish_diagnostics)
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_set_parameters(self, parameters):
+        for parameter in parameters:
+            if parameter.name == "command_interface" and parameter.value not in INTERFACES:
+                return SetParametersResult(successful=False,
+                                           reason=f"command_interface must be one of {INTERFACES}, got '{parameter.value}'")
+        return SetParametersResult(successful=True)
+
+    def on_command(self, message):
+        try:
+            self.guard.check_stamp("balance/joint_command", message.header.stamp)
+            unknown = [name for name in message.name if name not in self.robot.output_names]
+            if unknown:
+                raise RejectedMessage("unknown_joints", f"balance/joint_command: {unknown} are not serial-equivalent "
+                                      "output joints of this robot")
+            positions, velocities, efforts, _ = self.reader.read(message)
+        except RejectedMessage as error:
+            self.guard.reject(error)
+            return
+        zeros = np.zeros(len(positions))
+        try:
+            command = self.core.update(positions, zeros if velocities is None else velocities,
+                                       zeros if efforts is None else efforts)
+        except (ClosureError, SingularConfigurationError) as error:
+            self.refusals += 1
+            self.problem = f"holding the last safe command: {error}"
+            self.get_logger().warning(self.problem, throttle_duration_sec=2.0)
+            if self.last_safe is not None:
+                self.publish(message.header.stamp, self.last_safe)
+            return
+        self.problem = None
+        self.condition = command.condition_number
+        self.clamps += len(command.clamped)
+        if command.clamped:
+            self.get_logger().warning(f"clamped to limits: {', '.join(command.clamped)}", throttle_duration_sec=2.0)
+        self.last_safe = command
+        self.rate.tick()
+        self.publish(message.header.stamp, command)
+
+    def publish(self, stamp, command):
+        field = getattr(command, self.get_parameter("command_interface").value)
+        self.command_publisher.publish(Float64MultiArray(data=[float(x) for x in field]))
+        state = JointState(name=list(self.robot.actuated_names), position=command.position.tolist(),
+                           velocity=command.velocity.tolist(), effort=command.effort.tolist())
+        state.header.stamp = stamp
+        self.state_publisher.publish(state)
+
+    def publish_diagnostics(self):
+        if self.core is None:
+            return
+        values = {"update rate [Hz]": self.rate.hz, "cond(P·J_m)": self.condition, "refused updates": self.refusals,
+                  "clamped values": self.clamps, "rejected messages": self.guard.total,
+                  "command interface": self.get_parameter("command_interface").value}
+        values.update({f"rejected: {reason}": count for reason, count in sorted(self.guard.rejected.items())})
+        if self.problem is not None:
+            self.diagnostics.publish("WARN", self.problem, values)
+        elif self.last_safe is None:
+            self.diagnostics.publish("WARN", "waiting for balance/joint_command", values)
+        else:
+            self.diagnostics.publish("OK", "mapping", values)
+
+
+
+
+def main(args=None):
+    return run(autostarted(LoopClosureMapperNode), "loop_closure_mapper", args)

@@ -1,0 +1,143 @@
+"""loop_closure_mapper in its own process, over DDS: the actuator command, its interface parameter, bad input
+and the hold at a singularity."""
+import math
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from model_fixtures import closed_configuration, load
+from ros_probe import Probe
+from ros_processes import start, stop
+
+pytestmark = pytest.mark.dds
+EXECUTABLE = shutil.which("loop_closure_mapper", path=str(Path(sys.executable).parent))
+DIAGNOSTIC = "loop_closure_mapper: mapping"
+
+
+@pytest.fixture(scope="module")
+def kangaroo():
+    robot, chain = load("kangaroo_like")
+    return robot, closed_configuration(robot, chain, np.random.default_rng(61), fraction=0.3)
+
+
+class Session:
+    def __init__(self, robot):
+        self.process = start([EXECUTABLE])
+        self.probe = Probe("mapper_probe")
+        self.robot = robot
+        self.joint_command = self.probe.publisher(JointState, "balance/joint_command", sensor=False)
+        self.commands = self.probe.record(Float64MultiArray, "actuator_commands")
+        self.states = self.probe.record(JointState, "actuator_states")
+        self.time = 4000.0
+        self.result = None
+
+    def send(self, positions, velocities=None, names=None):
+        self.time += 0.005
+        names = list(names or self.robot.output_names)
+        message = JointState(name=names, position=[float(x) for x in positions],
+                             velocity=[float(x) for x in (np.zeros(len(names)) if velocities is None else velocities)])
+        message.header.stamp.sec, message.header.stamp.nanosec = int(self.time), int((self.time % 1) * 1e9)
+        self.joint_command.publish(message)
+
+    def run(self, condition, tick, timeout=20.0):
+        return self.probe.spin_until(condition, timeout, on_tick=tick, period=0.005)
+
+    def set(self, name, value):
+        request = SetParameters.Request(parameters=[Parameter(
+            name=name, value=ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=value))])
+        return self.probe.call(SetParameters, "/loop_closure_mapper/set_parameters", request).results[0]
+
+    def stop(self):
+        if self.result is None:
+            self.probe.close()
+            self.result = stop(self.process)
+        return self.result
+
+
+def test_actuator_commands_in_actuated_order_and_interface_switch(kangaroo):
+    robot, truth = kangaroo
+    session = Session(robot)
+    outputs = truth[robot.output_q]
+    rates = np.linspace(-0.2, 0.2, len(outputs))
+    # Commands arrive as a motion from the reference posture, as from the balancer.
+    path = [robot.reference_q[robot.output_q] + s * (outputs - robot.reference_q[robot.output_q])
+            for s in np.linspace(0.0, 1.0, 20)]
+    progress = iter(path)
+
+    def tick():
+        session.send(next(progress, outputs), rates)
+
+    try:
+        assert session.run(lambda: len(session.commands) > 30, tick), session.stop()[2]
+        data = np.array(session.commands[-1].data)
+        assert data.shape == (12,) and np.all(np.isfinite(data))
+        np.testing.assert_allclose(data, truth[robot.actuated_q], atol=1e-9)
+        assert list(session.states[-1].name) == list(robot.actuated_names)
+        assert not session.set("command_interface", "torque").successful
+        assert session.set("command_interface", "velocity").successful
+        count = len(session.commands)
+        assert session.run(lambda: len(session.commands) > count + 10, tick)
+        np.testing.assert_allclose(session.commands[-1].data, session.states[-1].velocity, atol=1e-12)
+        assert np.abs(session.commands[-1].data).max() > 0.0
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
+
+
+def test_bad_commands_are_rejected_and_the_last_good_one_kept(kangaroo):
+    robot, _ = kangaroo
+    session = Session(robot)
+    reference = robot.reference_q[robot.output_q]
+    try:
+        assert session.run(lambda: len(session.commands) > 5, lambda: session.send(reference))
+        good = list(session.commands[-1].data)
+        nan = reference.copy()
+        nan[0] = math.nan
+        session.send(nan)                                                           # NaN
+        session.send(reference[1:], names=robot.output_names[1:])                   # an output missing
+        session.send(np.r_[reference, 0.0], names=[*robot.output_names, "tail"])    # an unknown joint
+        expected = {"rejected: not_finite": "1", "rejected: missing_joints": "1", "rejected: unknown_joints": "1"}
+
+        def counted():
+            values = session.probe.diagnostic_values(DIAGNOSTIC) or {}
+            return all(values.get(key) == value for key, value in expected.items())
+
+        assert session.probe.spin_until(counted, 10.0), session.probe.diagnostic_values(DIAGNOSTIC)
+        np.testing.assert_allclose(session.commands[-1].data, good)
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
+
+
+def test_driving_towards_a_singularity_holds_the_last_safe_command(kangaroo):
+    robot, _ = kangaroo
+    session = Session(robot)
+    outputs = robot.reference_q[robot.output_q].copy()
+    knee = robot.output_names.index("left_knee")
+    values = iter(np.linspace(0.0, 1.8, 120))
+
+    def tick():
+        outputs[knee] = next(values, 1.8)
+        session.send(outputs)
+
+    def holding():
+        status = session.probe.diagnostics.get(DIAGNOSTIC)
+        return status is not None and status.message.startswith("holding the last safe command")
+
+    try:
+        assert session.run(lambda: len(session.commands) > 5, lambda: session.send(outputs)), session.stop()[2]
+        assert session.run(holding, tick, timeout=20.0)
+        held = list(session.commands[-1].data)
+        assert session.run(lambda: False, tick, timeout=0.5) is False
+        np.testing.assert_allclose(session.commands[-1].data, held)
+        assert all(np.all(np.isfinite(c.data)) for c in session.commands)
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
