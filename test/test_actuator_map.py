@@ -98,3 +98,19 @@ def test_a_configuration_driven_towards_a_singularity_is_refused(kangaroo):
             conditions.append(mapping.update(outputs, np.zeros(12), np.zeros(12)).condition_number)
     assert refused.value.condition_number > 200.0
     assert max(conditions) <= 200.0 and outputs[knee] < 1.8
+
+
+def test_directly_driven_joints_pass_through_unchanged():
+    """A serial robot (Mahru I, no loop file): every joint is its own actuator and output."""
+    from humanoid_balance.model import load_robot
+    from model_fixtures import REPO
+
+    robot = load_robot(REPO / "urdf" / "mahru.urdf")
+    mapping = ActuatorMap(robot)
+    rng = np.random.default_rng(54)
+    lower, upper = robot.position_limits(robot.output_names)
+    outputs, rates, torques = rng.uniform(lower, upper), rng.normal(size=27) * 0.1, rng.normal(size=27) * 5.0
+    command = mapping.update(outputs, rates, torques)
+    np.testing.assert_allclose(command.position, outputs, atol=1e-15)
+    np.testing.assert_allclose(command.velocity, rates, atol=1e-12)
+    np.testing.assert_allclose(command.effort, torques, atol=1e-12)
