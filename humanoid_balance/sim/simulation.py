@@ -1,0 +1,141 @@
+"""Fixed-step MuJoCo simulation of the robot: actuator drives, push disturbances, sensors, ground truth.
+
+The actuators are driven like ros2_control's forward_command_controller targets: ``position`` commands go
+through a stiff PD drive, ``velocity`` through a damping drive, ``effort`` directly — each as MuJoCo actuator
+gain and bias (force = gain·ctrl + bias₁·q + bias₂·q̇), integrated implicitly and force-limited.
+Units: SI; quaternions are (x, y, z, w).
+"""
+from typing import NamedTuple
+
+import mujoco
+import numpy as np
+
+from humanoid_balance.sim.model import IMU_SITE, build_mujoco_model
+
+__all__ = ["Simulation", "GroundTruth", "INTERFACES"]
+
+INTERFACES = ("position", "velocity", "effort")
+
+
+class GroundTruth(NamedTuple):
+    time: float                   # [s]
+    base_position: np.ndarray     # world [m]
+    base_quaternion: np.ndarray   # (x, y, z, w)
+    base_linear_velocity: np.ndarray   # world [m/s]
+    base_angular_velocity: np.ndarray  # base frame [rad/s]
+    com: np.ndarray               # world [m]
+    com_velocity: np.ndarray      # world [m/s]
+    sole_forces: np.ndarray       # (feet, 3) world-frame contact force on each sole [N]
+
+
+def _xyzw(wxyz):
+    return np.array([wxyz[1], wxyz[2], wxyz[3], wxyz[0]])
+
+
+class Simulation:
+    """The embedded plant.
+
+    Args:
+        soles: sole links (contact, optional F/T sensors).
+        stiffness, damping: position drive gains [N/m or N·m/rad, N·s/m or N·m·s/rad].
+    """
+
+    def __init__(self, urdf_path, loops_path=None, soles=("left_sole", "right_sole"), force_torque_sensors=False,
+                 timestep=0.001, friction=1.0, stiffness=2e5, damping=2e3):
+        self.model, _ = build_mujoco_model(urdf_path, loops_path, soles, friction, force_torque_sensors, timestep)
+        self.data = mujoco.MjData(self.model)
+        self.soles = tuple(soles)
+        self.sole_bodies = [self.model.body(sole).id for sole in self.soles]
+        self.foot_bodies = [int(self.model.body(sole).parentid[0]) for sole in self.soles]  # the link carrying the box
+        self.actuators = [self.model.actuator(i).name for i in range(self.model.nu)]
+        self.actuator_qpos = np.array([self.model.joint(name).qposadr[0] for name in self.actuators])
+        self.stiffness, self.damping = stiffness, damping
+        self.interface = None
+        self.push_until, self.push_body = -1.0, None
+        self.reset()
+
+    def reset(self, height=None):
+        """Zero configuration, the lowest sole resting on the floor (or the base at ``height`` [m])."""
+        mujoco.mj_resetData(self.model, self.data)
+        mujoco.mj_forward(self.model, self.data)
+        if height is None:
+            soles = self.data.xpos[self.sole_bodies][:, 2]
+            height = self.data.qpos[2] - soles.min() + 1e-4
+        self.data.qpos[2] = height
+        mujoco.mj_forward(self.model, self.data)
+        self.set_command("position", self.data.qpos[self.actuator_qpos])
+
+    @property
+    def time(self):
+        return float(self.data.time)
+
+    def set_command(self, interface, values):
+        """Targets for every actuator, in ``self.actuators`` order (``position`` | ``velocity`` | ``effort``)."""
+        if interface not in INTERFACES:
+            raise ValueError(f"interface must be one of {INTERFACES}, got '{interface}'")
+        values = np.asarray(values, dtype=float)
+        if values.shape != (len(self.actuators),):
+            raise ValueError(f"{len(values)} values for {len(self.actuators)} actuators")
+        if interface != self.interface:
+            gain, bias = {"position": (self.stiffness, [0.0, -self.stiffness, -self.damping]),
+                          "velocity": (self.damping, [0.0, 0.0, -self.damping]),
+                          "effort": (1.0, [0.0, 0.0, 0.0])}[interface]
+            self.model.actuator_gainprm[:, 0] = gain
+            self.model.actuator_biasprm[:, :3] = bias
+            self.interface = interface
+        self.data.ctrl[:] = values
+
+    def push(self, body, force, torque=(0.0, 0.0, 0.0), duration=0.1):
+        """Apply a world-frame wrench [N, N·m] at ``body``'s centre of mass for ``duration`` [s]."""
+        self.data.xfrc_applied[:] = 0.0
+        self.push_body = self.model.body(body).id
+        self.data.xfrc_applied[self.push_body] = np.r_[force, torque]
+        self.push_until = self.time + duration
+
+    def step(self, count=1):
+        for _ in range(count):
+            if self.push_body is not None and self.time >= self.push_until:
+                self.data.xfrc_applied[self.push_body] = 0.0
+                self.push_body = None
+            mujoco.mj_step(self.model, self.data)
+
+    # -- sensors --------------------------------------------------------------------------------------
+    def joint_states(self, names):
+        """Positions, velocities and efforts (actuator forces; 0 for passive joints) of the named joints."""
+        joints = [self.model.joint(name) for name in names]
+        position = np.array([self.data.qpos[j.qposadr[0]] for j in joints])
+        velocity = np.array([self.data.qvel[j.dofadr[0]] for j in joints])
+        force = dict(zip(self.actuators, self.data.actuator_force))
+        return position, velocity, np.array([force.get(name, 0.0) for name in names])
+
+    def imu(self):
+        """(quaternion xyzw of the IMU in the world, gyro [rad/s] and accelerometer [m/s²] in the IMU frame)."""
+        sensor = self.data.sensor
+        return (_xyzw(sensor("imu_orientation").data), sensor("imu_gyro").data.copy(),
+                sensor("imu_accelerometer").data.copy())
+
+    def foot_wrench(self, sole):
+        """(frame, [f; τ]) of the force/torque sensor above ``sole``: the wrench the foot exerts on the ankle
+        side, in the foot link's frame (the frame named), as a foot F/T sensor reports it [N, N·m]."""
+        frame = self.model.body(int(self.model.body(sole).parentid[0])).name
+        return frame, -np.r_[self.data.sensor(f"{sole}_force").data, self.data.sensor(f"{sole}_torque").data]
+
+    def ground_truth(self):
+        """Base pose and twist, CoM and sole contact forces, all at the current state (MuJoCo's own buffers
+        lag one step behind after mj_step, so the forward pass is recomputed here)."""
+        mujoco.mj_forward(self.model, self.data)
+        mujoco.mj_subtreeVel(self.model, self.data)
+        root = int(self.model.jnt_bodyid[0])
+        sole_forces = np.zeros((len(self.soles), 3))
+        wrench = np.zeros(6)
+        for i in range(self.data.ncon):
+            contact = self.data.contact[i]
+            bodies = (self.model.geom_bodyid[contact.geom1], self.model.geom_bodyid[contact.geom2])
+            for foot, body in enumerate(self.foot_bodies):
+                if body in bodies:
+                    mujoco.mj_contactForce(self.model, self.data, i, wrench)
+                    force = contact.frame.reshape(3, 3).T @ wrench[:3]  # contact frame → world
+                    sole_forces[foot] += force if bodies[1] == body else -force
+        return GroundTruth(self.time, self.data.qpos[:3].copy(), _xyzw(self.data.qpos[3:7]),
+                           self.data.qvel[:3].copy(), self.data.qvel[3:6].copy(),
+                           self.data.subtree_com[root].copy(), self.data.subtree_linvel[root].copy(), sole_forces)

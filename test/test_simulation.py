@@ -1,0 +1,79 @@
+"""The embedded MuJoCo plant against pinocchio on the same URDF + loops, and against Newton's laws."""
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_balance.model import ClosedChain, load_robot
+from humanoid_balance.sim.simulation import Simulation
+from model_fixtures import REPO, ROBOT_FILES
+
+
+@pytest.fixture(scope="module")
+def standing():
+    sim = Simulation(*ROBOT_FILES["kangaroo_like"])
+    start = sim.ground_truth()
+    sim.step(1000)
+    return sim, start
+
+
+def test_loops_stay_closed_in_the_sense_of_the_pinocchio_model(standing):
+    """MuJoCo's joint state after standing for 1 s satisfies the loop equations of the pinocchio model."""
+    sim, _ = standing
+    robot = load_robot(*ROBOT_FILES["kangaroo_like"])
+    q, _, _ = sim.joint_states(robot.joint_names)
+    assert np.linalg.norm(ClosedChain(robot).residual(q)) < 1e-4
+
+
+def test_standing_still_on_the_position_drives(standing):
+    sim, start = standing
+    truth = sim.ground_truth()
+    robot = load_robot(*ROBOT_FILES["kangaroo_like"])
+    assert abs(truth.base_position[2] - start.base_position[2]) < 5e-3
+    assert truth.sole_forces[:, 2].sum() == pytest.approx(robot.total_mass * 9.81, rel=1e-2)
+    quaternion, gyro, accelerometer = sim.imu()
+    np.testing.assert_allclose(quaternion, truth.base_quaternion, atol=1e-5)  # sensors lag qpos by one step
+    np.testing.assert_allclose(accelerometer, [0, 0, 9.81], atol=0.05)  # at rest: the specific force is −g
+    assert np.abs(gyro).max() < 0.05
+
+
+def test_ground_truth_com_matches_pinocchio(standing):
+    sim, _ = standing
+    robot = load_robot(*ROBOT_FILES["kangaroo_like"], floating_base=True)
+    truth = sim.ground_truth()
+    q_joints, _, _ = sim.joint_states(robot.joint_names)
+    q = np.r_[truth.base_position, truth.base_quaternion, q_joints]
+    np.testing.assert_allclose(truth.com, pin.centerOfMass(robot.model, robot.model.createData(), q), atol=1e-9)
+
+
+def test_push_changes_the_momentum_by_the_impulse():
+    """In free fall (no contact, no gravity) a 0.1 s push of 50 N on the pelvis changes the total linear
+    momentum by exactly 5 N·s."""
+    sim = Simulation(*ROBOT_FILES["kangaroo_like"])
+    sim.model.opt.gravity[:] = 0.0
+    sim.reset(height=3.0)
+    robot = load_robot(*ROBOT_FILES["kangaroo_like"])
+    sim.push("base_link", [0.0, 50.0, 0.0], duration=0.1)
+    sim.step(300)
+    com_velocity = sim.ground_truth().com_velocity
+    assert robot.total_mass * com_velocity[1] == pytest.approx(5.0, rel=1e-3)
+    assert abs(com_velocity[0]) < 1e-4 and abs(com_velocity[2]) < 1e-4  # soft loop constraints: ~1e-5 drift
+
+
+def test_foot_force_torque_sensor_on_a_serial_robot():
+    """Mahru standing: each foot sensor (ankle side of the foot) reads the ground force minus the foot's weight."""
+    sim = Simulation(REPO / "urdf" / "mahru.urdf", None, force_torque_sensors=True)
+    sim.step(1000)
+    truth = sim.ground_truth()
+    foot_mass = sim.model.body_mass[sim.foot_bodies[0]]
+    for index, sole in enumerate(sim.soles):
+        frame, wrench = sim.foot_wrench(sole)
+        assert frame == f"{sole.split('_')[0]}_foot"
+        assert wrench[2] == pytest.approx(truth.sole_forces[index, 2] - foot_mass * 9.81, rel=1e-2)
+
+
+def test_bad_commands_are_refused():
+    sim = Simulation(*ROBOT_FILES["kangaroo_like"])
+    with pytest.raises(ValueError, match="interface must be one of"):
+        sim.set_command("torque", np.zeros(12))
+    with pytest.raises(ValueError, match="3 values for 12 actuators"):
+        sim.set_command("position", np.zeros(3))
