@@ -36,6 +36,7 @@ setup(
             "contact_estimator = humanoid_balance.nodes.contact_estimator:main",
             "centroidal_balancer = humanoid_balance.nodes.centroidal_balancer:main",
             "loop_closure_mapper = humanoid_balance.nodes.loop_closure_mapper:main",
+            "mujoco_sim = humanoid_balance.nodes.mujoco_sim:main",
         ],
     },
 )

@@ -25,9 +25,11 @@ class Probe:
     def publisher(self, message_type, topic, sensor=True):
         return self.node.create_publisher(message_type, topic, qos_profile_sensor_data if sensor else RELIABLE)
 
-    def record(self, message_type, topic):
+    def record(self, message_type, topic, sensor=False):
+        """Keep every message of ``topic`` (sensor QoS, best effort, for sensor topics)."""
         self.received[topic] = []
-        self.node.create_subscription(message_type, topic, self.received[topic].append, RELIABLE)
+        self.node.create_subscription(message_type, topic, self.received[topic].append,
+                                      qos_profile_sensor_data if sensor else RELIABLE)
         return self.received[topic]
 
     def _on_diagnostics(self, array):

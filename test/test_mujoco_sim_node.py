@@ -1,0 +1,56 @@
+"""mujoco_sim in its own process, over DDS: sensors, ground truth, a push through sim/push, bad commands."""
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from geometry_msgs.msg import WrenchStamped
+from nav_msgs.msg import Odometry
+from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import Float64MultiArray
+
+from model_fixtures import load
+from ros_probe import Probe
+from ros_processes import start, stop
+
+pytestmark = pytest.mark.dds
+EXECUTABLE = shutil.which("mujoco_sim", path=str(Path(sys.executable).parent))
+DIAGNOSTIC = "mujoco_sim: simulation"
+
+
+def test_sensors_ground_truth_push_and_bad_commands():
+    robot, _ = load("kangaroo_like")
+    process = start([EXECUTABLE], ros_args=["-p", "real_time:=true"])
+    probe = Probe("sim_probe")
+    joints = probe.record(JointState, "joint_states", sensor=True)
+    imu = probe.record(Imu, "imu", sensor=True)
+    odom = probe.record(Odometry, "sim/odom")
+    push = probe.publisher(WrenchStamped, "sim/push", sensor=False)
+    commands = probe.publisher(Float64MultiArray, "actuator_commands", sensor=False)
+    try:
+        assert probe.spin_until(lambda: len(joints) > 500 and imu and odom, 30.0), stop(process)[2]  # settled
+        names = list(joints[-1].name)
+        assert names[:12] == list(robot.actuated_names)
+        assert set(robot.measured_names) <= set(names)
+        assert odom[-1].pose.pose.position.z == pytest.approx(0.94, abs=0.01)
+        assert imu[-1].linear_acceleration.z == pytest.approx(9.81, abs=0.1)
+        message = WrenchStamped()
+        message.header.frame_id = "base_link"
+        message.wrench.force.y = 200.0
+
+        def pushed():
+            push.publish(message)
+            return abs(odom[-1].pose.pose.position.y) > 0.005
+
+        assert probe.spin_until(pushed, 10.0, period=0.05)
+        commands.publish(Float64MultiArray(data=[0.0, 1.0]))  # wrong length: refused
+
+        def counted():
+            return (probe.diagnostic_values(DIAGNOSTIC) or {}).get("rejected: length_mismatch") == "1"
+
+        assert probe.spin_until(counted, 10.0)
+    finally:
+        probe.close()
+        returncode, _, stderr = stop(process)
+    assert returncode == 0, stderr
