@@ -64,3 +64,27 @@ class Probe:
         self.executor.shutdown()
         self.node.destroy_node()
         rclpy.shutdown(context=self.context)
+
+
+class NodeSession:
+    """A node under test in its own process, and a probe in this one to talk to it."""
+
+    def __init__(self, executable, ros_args=(), probe_name="probe"):
+        from ros_processes import start
+
+        self.process = start([executable], ros_args=list(ros_args))
+        self.probe = Probe(probe_name)
+        self.result = None
+
+    def run(self, condition, tick=None, timeout=20.0):
+        """Spin, calling ``tick`` every 5 ms, until ``condition()`` holds."""
+        return self.probe.spin_until(condition, timeout, on_tick=tick, period=0.005)
+
+    def stop(self):
+        """Stop the node once; (returncode, stdout, stderr)."""
+        from ros_processes import stop
+
+        if self.result is None:
+            self.probe.close()
+            self.result = stop(self.process)
+        return self.result

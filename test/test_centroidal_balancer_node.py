@@ -15,8 +15,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Int8
 
 from model_fixtures import load
-from ros_probe import Probe
-from ros_processes import start, stop
+from ros_probe import NodeSession
 
 pytestmark = pytest.mark.dds
 EXECUTABLE = shutil.which("centroidal_balancer", path=str(Path(sys.executable).parent))
@@ -33,10 +32,9 @@ def kangaroo():
     return robot, q
 
 
-class Session:
+class Session(NodeSession):
     def __init__(self, robot, q, parameters=()):
-        self.process = start([EXECUTABLE], ros_args=list(parameters))
-        self.probe = Probe("balancer_probe")
+        super().__init__(EXECUTABLE, parameters, "balancer_probe")
         self.robot, self.q = robot, q
         self.joints = self.probe.publisher(JointState, "estimated_joint_states", sensor=False)
         self.odom = self.probe.publisher(Odometry, "odom", sensor=False)
@@ -45,7 +43,6 @@ class Session:
         self.commands = self.probe.record(JointState, "balance/joint_command")
         self.com = self.probe.record(PointStamped, "balance/com")
         self.time = 3000.0
-        self.result = None
 
     def tick(self):
         self.time += 0.005
@@ -63,18 +60,13 @@ class Session:
         self.joints.publish(message)
 
     def run(self, condition, timeout=20.0, feed=True):
-        return self.probe.spin_until(condition, timeout, on_tick=self.tick if feed else None, period=0.005)
+        return super().run(condition, self.tick if feed else None, timeout)
 
     def change_state(self, transition):
         request = ChangeState.Request()
         request.transition.id = transition
         return self.probe.call(ChangeState, "/centroidal_balancer/change_state", request).success
 
-    def stop(self):
-        if self.result is None:
-            self.probe.close()
-            self.result = stop(self.process)
-        return self.result
 
 
 def test_lifecycle_commands_only_while_active_and_within_limits(kangaroo):

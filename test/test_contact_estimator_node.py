@@ -14,8 +14,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Int8
 
 from model_fixtures import load, static_stance
-from ros_probe import Probe
-from ros_processes import start, stop
+from ros_probe import NodeSession
 
 pytestmark = pytest.mark.dds
 EXECUTABLE = shutil.which("contact_estimator", path=str(Path(sys.executable).parent))
@@ -33,10 +32,9 @@ def stance():
     return robot, q[7:], efforts, F, com
 
 
-class Session:
+class Session(NodeSession):
     def __init__(self, mode, extra=()):
-        self.process = start([EXECUTABLE], ros_args=["-p", f"mode:={mode}", "-p", "sample_rate:=200.0", *extra])
-        self.probe = Probe("contact_probe")
+        super().__init__(EXECUTABLE, ["-p", f"mode:={mode}", "-p", "sample_rate:=200.0", *extra], "contact_probe")
         self.joints = self.probe.publisher(JointState, "estimated_joint_states", sensor=False)
         self.odom = self.probe.publisher(Odometry, "odom", sensor=False)
         self.wrench = {foot: self.probe.publisher(WrenchStamped, f"{foot}/wrench") for foot in ("left_foot", "right_foot")}
@@ -45,7 +43,6 @@ class Session:
         self.left = self.probe.record(WrenchStamped, "contact/left_foot/wrench")
         self.states = {foot: self.probe.record(Int8, f"contact/{foot}/state") for foot in ("left_foot", "right_foot")}
         self.time = 2000.0
-        self.result = None
 
     def stamp(self, message, seconds=None):
         seconds = self.time if seconds is None else seconds
@@ -68,14 +65,6 @@ class Session:
         message.wrench.torque.x, message.wrench.torque.y, message.wrench.torque.z = map(float, wrench[3:])
         self.wrench[foot].publish(self.stamp(message))
 
-    def run(self, condition, tick, timeout=20.0):
-        return self.probe.spin_until(condition, timeout, on_tick=tick, period=0.005)
-
-    def stop(self):
-        if self.result is None:
-            self.probe.close()
-            self.result = stop(self.process)
-        return self.result
 
 
 def test_actuator_forces_mode_zmp_under_the_com(stance):

@@ -13,8 +13,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from model_fixtures import closed_configuration, load
-from ros_probe import Probe
-from ros_processes import start, stop
+from ros_probe import NodeSession
 
 pytestmark = pytest.mark.dds
 EXECUTABLE = shutil.which("loop_closure_mapper", path=str(Path(sys.executable).parent))
@@ -27,16 +26,14 @@ def kangaroo():
     return robot, closed_configuration(robot, chain, np.random.default_rng(61), fraction=0.3)
 
 
-class Session:
+class Session(NodeSession):
     def __init__(self, robot):
-        self.process = start([EXECUTABLE])
-        self.probe = Probe("mapper_probe")
+        super().__init__(EXECUTABLE, probe_name="mapper_probe")
         self.robot = robot
         self.joint_command = self.probe.publisher(JointState, "balance/joint_command", sensor=False)
         self.commands = self.probe.record(Float64MultiArray, "actuator_commands")
         self.states = self.probe.record(JointState, "actuator_states")
         self.time = 4000.0
-        self.result = None
 
     def send(self, positions, velocities=None, names=None):
         self.time += 0.005
@@ -46,19 +43,11 @@ class Session:
         message.header.stamp.sec, message.header.stamp.nanosec = int(self.time), int((self.time % 1) * 1e9)
         self.joint_command.publish(message)
 
-    def run(self, condition, tick, timeout=20.0):
-        return self.probe.spin_until(condition, timeout, on_tick=tick, period=0.005)
-
     def set(self, name, value):
         request = SetParameters.Request(parameters=[Parameter(
             name=name, value=ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=value))])
         return self.probe.call(SetParameters, "/loop_closure_mapper/set_parameters", request).results[0]
 
-    def stop(self):
-        if self.result is None:
-            self.probe.close()
-            self.result = stop(self.process)
-        return self.result
 
 
 def test_actuator_commands_in_actuated_order_and_interface_switch(kangaroo):

@@ -11,8 +11,8 @@ from sensor_msgs.msg import Imu, JointState
 from std_srvs.srv import Trigger
 
 from model_fixtures import closed_configuration, load
-from ros_probe import Probe
-from ros_processes import start, stop
+from ros_probe import NodeSession
+from ros_processes import start
 
 pytestmark = pytest.mark.dds
 EXECUTABLE = shutil.which("state_estimator", path=str(Path(sys.executable).parent))
@@ -26,20 +26,18 @@ def kangaroo():
     return robot, truth
 
 
-class Session:
+class Session(NodeSession):
     """The node under test plus a probe that feeds it joint_states and imu."""
 
     def __init__(self, offsets_file, robot, extra_parameters=()):
-        parameters = ["-p", f"offsets_file:={offsets_file}", *extra_parameters]
-        self.process = start([EXECUTABLE], ros_args=parameters)
-        self.probe = Probe("state_estimator_probe")
+        super().__init__(EXECUTABLE, ["-p", f"offsets_file:={offsets_file}", *extra_parameters],
+                         "state_estimator_probe")
         self.robot = robot
         self.joint_states = self.probe.publisher(JointState, "joint_states")
         self.imu = self.probe.publisher(Imu, "imu")
         self.estimated = self.probe.record(JointState, "estimated_joint_states")
         self.odom = self.probe.record(Odometry, "odom")
         self.time = 1000.0
-        self.result = None
 
     def send(self, names, positions, velocities=None, stamp=None):
         message = JointState(name=list(names), position=[float(p) for p in positions])
@@ -60,11 +58,6 @@ class Session:
                                      on_tick=lambda: self.send(names, positions, np.zeros(len(names))),
                                      period=0.005), f"no estimated_joint_states; node stderr: {self.stop()[2]}"
 
-    def stop(self):
-        if self.result is None:
-            self.probe.close()
-            self.result = stop(self.process)
-        return self.result
 
 
 def joint_readings(robot, q, names):
