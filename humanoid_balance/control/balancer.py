@@ -75,6 +75,7 @@ class JointCommand(NamedTuple):
     velocity: np.ndarray
     effort: np.ndarray                 # [N·m or N]
     wrenches: np.ndarray               # desired sole wrenches (feet, 6), sole frames [N, N·m]
+    com: np.ndarray                    # CoM of the state the command was computed from, world frame [m]
     status: dict                       # figures for diagnostics
 
 
@@ -159,7 +160,7 @@ class Balancer:
                   "linear momentum [kg m/s]": float(np.linalg.norm(momentum[:3])),
                   "angular momentum [kg m²/s]": float(np.linalg.norm(momentum[3:])),
                   "ZMP margin [m]": zmp_margin, "clamped values": self.clamped}
-        return JointCommand(position, velocity, effort, distribution.wrenches, status)
+        return JointCommand(position, velocity, effort, distribution.wrenches, com, status)
 
     # -- modes ----------------------------------------------------------------------------------------
     def _kinematic_rates(self, state, com, R_base):

@@ -31,8 +31,8 @@ from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.nodes.common import (RELIABLE_QOS, Diagnostics, InputGuard, JointStateReader, RateMeter,
-                                           RejectedMessage, autostarted, describe, finite, run,
-                                           stamp_seconds)
+                                           RejectedMessage, autostarted, describe, finite, point_message, run,
+                                           stamp_seconds, wrench_message)
 from humanoid_balance.resources import robot_files
 
 DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
@@ -241,7 +241,7 @@ class CentroidalBalancerNode(LifecycleNode):
                 f"{wrench[2]:.1f} / {self.normal_forces[foot.name]:.1f}" if self.normal_forces[foot.name] is not None
                 else f"{wrench[2]:.1f} / —")
         self.rate.tick()
-        self.publish(message.header.stamp, command, self.core.centroidal.com(q))
+        self.publish(message.header.stamp, command)
 
     def limb_rates(self, time):
         rates = {}
@@ -267,23 +267,17 @@ class CentroidalBalancerNode(LifecycleNode):
             self.command_publisher.publish(command)
 
     # -- outputs --------------------------------------------------------------------------------------
-    def publish(self, stamp, command, com):
+    def publish(self, stamp, command):
         message = JointState(name=list(self.robot.output_names), position=command.position.tolist(),
                              velocity=command.velocity.tolist(), effort=command.effort.tolist())
         message.header.stamp = stamp
         self.command_publisher.publish(message)
         frame = self.get_parameter("world_frame").value
-        point = PointStamped(point=Point(x=float(com[0]), y=float(com[1]), z=float(com[2])))
-        point.header.stamp, point.header.frame_id = stamp, frame
-        self.com_publisher.publish(point)
+        self.com_publisher.publish(point_message(stamp, frame, command.com))
         for publisher, foot, wrench in zip(self.wrench_publishers, self.feet, command.wrenches):
-            desired = WrenchStamped()
-            desired.header.stamp, desired.header.frame_id = stamp, foot.sole
-            desired.wrench.force = Vector3(x=wrench[0], y=wrench[1], z=wrench[2])
-            desired.wrench.torque = Vector3(x=wrench[3], y=wrench[4], z=wrench[5])
-            publisher.publish(desired)
+            publisher.publish(wrench_message(stamp, foot.sole, wrench))
         markers = MarkerArray()
-        for index, (xyz, color) in enumerate(((com, ColorRGBA(r=0.9, g=0.2, b=0.2, a=1.0)),
+        for index, (xyz, color) in enumerate(((command.com, ColorRGBA(r=0.9, g=0.2, b=0.2, a=1.0)),
                                               (self.com_reference, ColorRGBA(r=0.2, g=0.2, b=0.9, a=0.6)))):
             marker = Marker(ns="com", id=index, type=Marker.SPHERE, action=Marker.ADD, color=color,
                             scale=Vector3(x=0.04, y=0.04, z=0.04))
@@ -294,8 +288,8 @@ class CentroidalBalancerNode(LifecycleNode):
         self.marker_publisher.publish(markers)
 
     def publish_diagnostics(self):
-        values = {"update rate [Hz]": self.rate.hz, "rejected messages": self.guard.total, **self.status}
-        values.update({f"rejected: {reason}": count for reason, count in sorted(self.guard.rejected.items())})
+        values = {"update rate [Hz]": self.rate.hz, **self.status}
+        values.update(self.guard.figures())
         if self.last_input_time is None:
             self.diagnostics.publish("WARN", "waiting for estimated_joint_states and odom", values)
         elif self.holding:

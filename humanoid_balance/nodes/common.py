@@ -9,6 +9,7 @@ import numpy as np
 import rclpy
 import rclpy.executors
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import Point, PointStamped, Vector3, WrenchStamped
 from rclpy.executors import ExternalShutdownException
 from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rcl_interfaces.msg import ParameterDescriptor
@@ -16,7 +17,8 @@ from rcl_interfaces.msg import ParameterDescriptor
 from humanoid_balance.model.errors import ModelError
 
 __all__ = ["SENSOR_QOS", "RELIABLE_QOS", "RejectedMessage", "JointStateReader", "InputGuard", "RateMeter",
-           "Diagnostics", "describe", "stamp_seconds", "finite", "autostarted", "run"]
+           "Diagnostics", "describe", "stamp_seconds", "finite", "autostarted", "run", "point_message",
+           "wrench_message"]
 
 SENSOR_QOS = qos_profile_sensor_data
 """Sensor topics in: best effort, shallow (CONVENTIONS.md)."""
@@ -122,6 +124,12 @@ class InputGuard:
     def total(self):
         return sum(self.rejected.values())
 
+    def figures(self):
+        """Diagnostics values: the total and the count of each reason."""
+        values = {"rejected messages": self.total}
+        values.update({f"rejected: {reason}": count for reason, count in sorted(self.rejected.items())})
+        return values
+
 
 class RateMeter:
     """Update rate over a sliding window [Hz]."""
@@ -158,6 +166,22 @@ class Diagnostics:
         array = DiagnosticArray(status=[status])
         array.header.stamp = self.node.get_clock().now().to_msg()
         self.publisher.publish(array)
+
+
+def point_message(stamp, frame, xyz):
+    """geometry_msgs/PointStamped of a 3-vector [m]."""
+    message = PointStamped(point=Point(x=float(xyz[0]), y=float(xyz[1]), z=float(xyz[2])))
+    message.header.stamp, message.header.frame_id = stamp, frame
+    return message
+
+
+def wrench_message(stamp, frame, wrench):
+    """geometry_msgs/WrenchStamped of [f; τ] [N, N·m]."""
+    message = WrenchStamped()
+    message.header.stamp, message.header.frame_id = stamp, frame
+    message.wrench.force = Vector3(x=float(wrench[0]), y=float(wrench[1]), z=float(wrench[2]))
+    message.wrench.torque = Vector3(x=float(wrench[3]), y=float(wrench[4]), z=float(wrench[5]))
+    return message
 
 
 def _format(value):

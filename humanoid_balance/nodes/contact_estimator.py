@@ -21,7 +21,8 @@ from humanoid_balance.estimation.contact_state import ACTUATOR_FORCES, FT_SENSOR
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, JointStateReader,
-                                           RateMeter, RejectedMessage, describe, finite, run)
+                                           RateMeter, RejectedMessage, describe, finite, point_message, run,
+                                           wrench_message)
 from humanoid_balance.resources import robot_files
 
 DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
@@ -153,26 +154,16 @@ class ContactEstimatorNode(Node):
             topics = self.publishers_by_foot[foot]
             topics["state"].publish(Int8(data=contact.state))
             if contact.wrench is not None:
-                wrench = WrenchStamped()
-                wrench.header.stamp, wrench.header.frame_id = stamp, sole
-                wrench.wrench.force = Vector3(x=contact.wrench[0], y=contact.wrench[1], z=contact.wrench[2])
-                wrench.wrench.torque = Vector3(x=contact.wrench[3], y=contact.wrench[4], z=contact.wrench[5])
-                topics["wrench"].publish(wrench)
+                topics["wrench"].publish(wrench_message(stamp, sole, contact.wrench))
             if contact.cop_world is not None:
-                topics["cop"].publish(self.point(stamp, contact.cop_world))
+                topics["cop"].publish(point_message(stamp, self.world_frame, contact.cop_world))
         if result.zmp is not None:
-            self.zmp_publisher.publish(self.point(stamp, result.zmp))
+            self.zmp_publisher.publish(point_message(stamp, self.world_frame, result.zmp))
         polygon = PolygonStamped()
         polygon.header.stamp, polygon.header.frame_id = stamp, self.world_frame
         polygon.polygon.points = [Point32(x=float(x), y=float(y), z=float(z)) for x, y, z in result.support_polygon]
         self.polygon_publisher.publish(polygon)
         self.marker_publisher.publish(self.markers(stamp, result))
-
-    def point(self, stamp, xyz):
-        point = PointStamped()
-        point.header.stamp, point.header.frame_id = stamp, self.world_frame
-        point.point = Point(x=float(xyz[0]), y=float(xyz[1]), z=float(xyz[2]))
-        return point
 
     def markers(self, stamp, result):
         array = MarkerArray()
@@ -191,8 +182,8 @@ class ContactEstimatorNode(Node):
         return array
 
     def publish_diagnostics(self):
-        values = {"mode": self.mode, "update rate [Hz]": self.rate.hz, "rejected messages": self.guard.total}
-        values.update({f"rejected: {reason}": count for reason, count in sorted(self.guard.rejected.items())})
+        values = {"mode": self.mode, "update rate [Hz]": self.rate.hz}
+        values.update(self.guard.figures())
         if self.last is None:
             self.diagnostics.publish("WARN", "waiting for estimated_joint_states", values)
             return

@@ -113,9 +113,9 @@ class LoopClosureMapperNode(LifecycleNode):
         if self.core is None:
             return
         values = {"update rate [Hz]": self.rate.hz, "cond(P·J_m)": self.condition, "refused updates": self.refusals,
-                  "clamped values": self.clamps, "rejected messages": self.guard.total,
+                  "clamped values": self.clamps,
                   "command interface": self.get_parameter("command_interface").value}
-        values.update({f"rejected: {reason}": count for reason, count in sorted(self.guard.rejected.items())})
+        values.update(self.guard.figures())
         if self.problem is not None:
             self.diagnostics.publish("WARN", self.problem, values)
         elif self.last_safe is None:

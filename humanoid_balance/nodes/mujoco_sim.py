@@ -17,7 +17,8 @@ from std_msgs.msg import Float64MultiArray
 
 from humanoid_balance.model.loop_closures import load_loop_closures
 from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, RateMeter,
-                                           RejectedMessage, describe, finite, run)
+                                           RejectedMessage, describe, finite, point_message, run,
+                                           wrench_message)
 from humanoid_balance.resources import robot_files
 from humanoid_balance.sim import INTERFACES, Simulation
 
@@ -121,7 +122,7 @@ class MujocoSimNode(Node):
         self.imu_publisher.publish(imu)
         for publisher, sole in zip(self.wrench_publishers, self.soles):
             frame, wrench = self.sim.foot_wrench(sole)
-            publisher.publish(self.wrench(stamp, frame, wrench))
+            publisher.publish(wrench_message(stamp, frame, wrench))
         truth = self.sim.ground_truth()
         odom = Odometry(child_frame_id="base_link")
         odom.header.stamp, odom.header.frame_id = stamp, "world"
@@ -130,26 +131,16 @@ class MujocoSimNode(Node):
         odom.pose.pose.orientation.x, odom.pose.pose.orientation.y = x, y
         odom.pose.pose.orientation.z, odom.pose.pose.orientation.w = z, w
         self.odom_publisher.publish(odom)
-        com = PointStamped(point=Point(x=truth.com[0], y=truth.com[1], z=truth.com[2]))
-        com.header.stamp, com.header.frame_id = stamp, "world"
-        self.com_publisher.publish(com)
+        self.com_publisher.publish(point_message(stamp, "world", truth.com))
         for publisher, force in zip(self.contact_publishers, truth.sole_forces):
-            publisher.publish(self.wrench(stamp, "world", np.r_[force, 0.0, 0.0, 0.0]))
-
-    @staticmethod
-    def wrench(stamp, frame, values):
-        message = WrenchStamped()
-        message.header.stamp, message.header.frame_id = stamp, frame
-        message.wrench.force = Vector3(x=float(values[0]), y=float(values[1]), z=float(values[2]))
-        message.wrench.torque = Vector3(x=float(values[3]), y=float(values[4]), z=float(values[5]))
-        return message
+            publisher.publish(wrench_message(stamp, "world", np.r_[force, 0.0, 0.0, 0.0]))
 
     def publish_diagnostics(self):
         truth = self.sim.ground_truth()
         values = {"simulated time [s]": self.sim.time, "tick rate [Hz]": self.rate.hz,
-                  "base height [m]": float(truth.base_position[2]), "rejected messages": self.guard.total,
+                  "base height [m]": float(truth.base_position[2]),
                   "command interface": self.interface}
-        values.update({f"rejected: {reason}": count for reason, count in sorted(self.guard.rejected.items())})
+        values.update(self.guard.figures())
         self.diagnostics.publish("OK", "simulating", values)
 
 

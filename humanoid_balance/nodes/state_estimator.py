@@ -146,9 +146,9 @@ class StateEstimatorNode(Node):
         return response
 
     def publish_diagnostics(self):
-        values = {"update rate [Hz]": self.rate.hz, "rejected messages": self.guard.total,
+        values = {"update rate [Hz]": self.rate.hz,
                   "actuator offsets": self.offsets_source}
-        values.update({f"rejected: {reason}": count for reason, count in sorted(self.guard.rejected.items())})
+        values.update(self.guard.figures())
         if self.last_state is None:
             self.diagnostics.publish("WARN", "waiting for joint_states", values)
             return
