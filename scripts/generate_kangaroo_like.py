@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the ``kangaroo_like`` biped lower body (an original design in the spirit of PAL Kangaroo).
+"""Generate the ``kangaroo_like`` humanoid (an original design in the spirit of PAL Kangaroo).
 
 Writes ``urdf/kangaroo_like.urdf`` (spanning tree of the closed-chain legs) and
 ``config/kangaroo_like.loops.yaml`` (one cut per loop, actuators, outputs); ``--check``
@@ -18,6 +18,11 @@ then verifies both with pinocchio.  Per leg (right = left mirrored in y, same jo
   spherical below) hooked on a heel lever 0.03 m off the foot centre line.  Cuts: planar
   [x, z] at the bellcrank, 6-D at the heel.  As the tie rods cross the knee, ankle pitch
   follows about -0.4..-0.5 x the knee angle (foot roughly flat in a crouch).
+
+Above the pelvis, a rigid torso carries two directly driven 3-DOF arms (shoulder pitch, shoulder roll,
+elbow) ending at ``<side>_hand`` frames: serial joints that are their own outputs.  The YAML ``reference``
+is a crouched stance (hip pitch -0.3, knee 0.6, ankle pitch -0.3 rad) with every passive joint closed, away
+from the straight-knee singularity of the support-leg Jacobian.
 
 Conventions: x forward, y left, z up; SI units (m, kg, rad, N); positive stroke =
 extension.  Every link frame is parallel to ``base_link`` at q = 0, so joint origins
@@ -94,6 +99,17 @@ OUTPUTS = {  # serial-equivalent joints: axis, (lower, upper) rad
     "ankle_roll": (X, (-0.47, 0.47)),
 }
 OUTPUT_EFFORT, OUTPUT_VELOCITY = 300.0, 10.0  # N m, rad/s
+STANCE = {"hip_pitch": -0.3, "knee": 0.6, "ankle_pitch": -0.3}  # crouched reference of both legs (rad)
+
+# Torso and arms (left side, base_link frame at q = 0, m): directly driven revolute joints.
+TORSO_SIZE, TORSO_CENTER, TORSO_MASS = (0.14, 0.30, 0.30), (-0.02, 0.0, 0.25), 8.0
+SHOULDER_CENTER = (-0.02, 0.19, 0.36)
+UPPER_ARM_LENGTH, FOREARM_LENGTH = 0.22, 0.22
+ARM_JOINTS = {  # axis, (lower, upper) rad, effort N m, velocity rad/s, for the left arm
+    "shoulder_pitch": (Y, (-2.0, 2.0), 80.0, 6.0),
+    "shoulder_roll": (X, (-0.3, 1.5), 80.0, 6.0),
+    "elbow": (Y, (-2.0, 0.0), 50.0, 6.0),
+}
 # Internal passive revolutes: (lower, upper) rad, effort 0 (unactuated), velocity 20 rad/s.
 PASSIVE_LIMIT = (-1.5, 1.5, 0.0, 20.0)
 WIDE_PASSIVE_LIMIT = (-3.0, 3.0, 0.0, 20.0)  # joints that swing with the knee
@@ -155,7 +171,7 @@ class Robot:
 
     def __init__(self, name):
         self.name, self.origins, self.xml = name, {}, []  # origins: link -> frame origin at q = 0 (m)
-        self.loops, self.actuated, self.outputs = [], [], []
+        self.loops, self.actuated, self.outputs, self.arm_joints = [], [], [], []
 
     def attach(self, parent, joint, kind, child, origin, inertial, axis=None, limit=None, visuals=(),
                collision=None):
@@ -253,6 +269,26 @@ def build_serial_chain(robot, s):
     robot.add_marker(f"{s}_foot", f"{s}_sole", ankle + (0.0, 0.0, -ANKLE_HEIGHT))
 
 
+def build_arm(robot, s):
+    """Shoulder pitch, shoulder roll and elbow of arm `s` on the torso; the hand frame at the forearm's end."""
+    shoulder = mirrored(s, SHOULDER_CENTER)
+    elbow, hand = shoulder + (0.0, 0.0, -UPPER_ARM_LENGTH), shoulder + (0.0, 0.0, -UPPER_ARM_LENGTH - FOREARM_LENGTH)
+    links = [("shoulder_pitch", "shoulder_link", shoulder, small_part(0.3, shoulder), []),
+             ("shoulder_roll", "upper_arm", shoulder, solid_rod(1.4, shoulder, elbow, 0.035),
+              [cylinder_xml(shoulder, elbow, 0.035, shoulder)]),
+             ("elbow", "forearm", elbow, solid_rod(1.0, elbow, hand, 0.03), [cylinder_xml(elbow, hand, 0.03, elbow)])]
+    parent = "torso"
+    for joint, child, origin, inertial, visuals in links:
+        axis, (lower, upper), effort, velocity = ARM_JOINTS[joint]
+        if s == "right" and joint == "shoulder_roll":  # mirrored: the roll axis keeps x, so its range flips
+            lower, upper = -upper, -lower
+        robot.attach(parent, f"{s}_{joint}", "revolute", f"{s}_{child}", origin, inertial, axis,
+                     (lower, upper, effort, velocity), visuals)
+        robot.arm_joints.append(f"{s}_{joint}")
+        parent = f"{s}_{child}"
+    robot.add_marker(f"{s}_forearm", f"{s}_hand", hand)
+
+
 def build_hip_yaw_drive(robot, s):
     """Crank-slider: pelvis ballscrew -> rod-end pin -> crank pin on hip_yaw_link."""
     pin = mirrored(s, np.add(HIP_YAW_ORIGIN, YAW_CRANK_PIN))
@@ -328,14 +364,19 @@ def build_robot():
     pelvis_shape = box_xml(pelvis_size, pelvis_center, 0.0)
     robot.attach(None, None, None, "base_link", np.zeros(3), solid_box(10.0, pelvis_size, pelvis_center),
                  visuals=[pelvis_shape], collision=pelvis_shape)
+    torso_shape = box_xml(TORSO_SIZE, TORSO_CENTER, np.zeros(3))
+    robot.attach("base_link", "torso_fixed", "fixed", "torso", np.zeros(3),
+                 solid_box(TORSO_MASS, TORSO_SIZE, TORSO_CENTER), visuals=[torso_shape])
     for side in SIDES:
         for build in (build_serial_chain, build_hip_yaw_drive, build_hip_differential, build_knee_drive,
                       build_ankle_differential):
             build(robot, side)
+    for side in SIDES:
+        build_arm(robot, side)
     return robot
 
 
-def loops_yaml(robot):
+def loops_yaml(robot, reference=None):
     lines = ["# Closed loops of urdf/kangaroo_like.urdf (each loop cut at one joint).",
              "# Generated by scripts/generate_kangaroo_like.py; do not edit by hand.",
              "# axes: constrained directions expressed in frame_a. Units: m, N.",
@@ -343,12 +384,16 @@ def loops_yaml(robot):
     for loop in robot.loops:
         lines += [f"  - name: {loop.name}", f"    frame_a: {loop.frame_a}", f"    frame_b: {loop.frame_b}",
                   f"    axes: [{', '.join(loop.axes)}]"]
-    lines += [f"actuated: [{', '.join(robot.actuated)}]", f"outputs: [{', '.join(robot.outputs)}]",
+    lines += [f"actuated: [{', '.join(robot.actuated + robot.arm_joints)}]",
+              f"outputs: [{', '.join(robot.outputs + robot.arm_joints)}]",
               f"measured_passive: [{', '.join(robot.outputs)}]", "actuators:"]
     for name in robot.actuated:
         spec = ACTUATORS[name.split("_", 1)[1].removesuffix("_actuator")]
         lines.append(f"  {name}: {{kind: ballscrew, lead: {spec.lead}, efficiency: {SCREW_EFFICIENCY}, "
                      f"force_limit: {spec.force_limit}}}")
+    if reference:
+        lines.append("reference:  # crouched stance, every loop closed (rad, m)")
+        lines += [f"  {name}: {value:.9f}" for name, value in reference.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -365,7 +410,7 @@ class Closure:
                       [AXIS_ROWS[a] for a in lp.axes]) for lp in robot.loops]
         index = {name: model.joints[model.getJointId(name)].idx_v for name in model.names[1:]}
         self.actuated = [index[n] for n in robot.actuated]
-        self.passive = [i for n, i in index.items() if n not in robot.actuated]
+        self.passive = [i for n, i in index.items() if n not in robot.actuated + robot.arm_joints]
         self.outputs = [index[n] for n in robot.outputs]
 
     def residual(self, q):
@@ -414,6 +459,18 @@ class Closure:
         return passive_rates[[self.passive.index(i) for i in self.outputs]]
 
 
+def crouched_reference(pin, model, closure, robot):
+    """Joint values {name: value} with both legs in STANCE and every loop closed: Newton on the strokes."""
+    q = pin.neutral(model)
+    target = np.array([STANCE.get(name.split("_", 1)[1], 0.0) for name in robot.outputs])
+    for _ in range(20):
+        error = target - q[closure.outputs]
+        if np.abs(error).max() < 1e-11:
+            return {name: float(q[model.joints[model.getJointId(name)].idx_q]) for name in model.names[1:]}
+        q = closure.assemble(q, q[closure.actuated] + np.linalg.solve(closure.output_gain(q), error), steps=4)
+    raise RuntimeError(f"the crouched stance {STANCE} is out of reach: output error {np.abs(error).max():.1e} rad")
+
+
 def sample_strokes(lower, upper, rng, count):
     """Uniform random strokes plus the box corners of each mechanism (knee and ankle together)."""
     samples = [lower + (upper - lower) * rng.random(lower.size) for _ in range(count)]
@@ -442,7 +499,7 @@ def run_check(robot):
     n_rows = sum(len(lp.axes) for lp in robot.loops)
     print(f"(a) {model.njoints - 1} joints: {n_prismatic} prismatic, {n_revolute} revolute; "
           f"{len(closure.passive)} passive; {len(robot.loops)} loops with {n_rows} constrained axes")
-    assert n_prismatic == 12 and n_revolute == len(closure.passive) == n_rows == 70
+    assert n_prismatic == 12 and n_revolute - len(robot.arm_joints) == len(closure.passive) == n_rows == 70
 
     q0 = pin.neutral(model)
     pin.framesForwardKinematics(model, closure.data, q0)
@@ -454,7 +511,7 @@ def run_check(robot):
 
     mass = sum(inertia.mass for inertia in model.inertias)  # index 0 carries base_link (fixed base)
     print(f"(c) total mass {mass:.2f} kg")
-    assert 38.0 <= mass <= 42.0
+    assert 50.0 <= mass <= 54.0
 
     cond0 = np.linalg.cond(closure.jacobian(q0)[:, closure.passive])
     print(f"(d) closure Jacobian J_u ({n_rows} x {len(closure.passive)}) at q = 0: condition number {cond0:.0f}")
@@ -507,10 +564,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="verify the generated model with pinocchio")
     args = parser.parse_args()
+    import pinocchio as pin
+
     robot = build_robot()
-    for path, text in ((URDF_PATH, robot.urdf()), (LOOPS_PATH, loops_yaml(robot))):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+    URDF_PATH.parent.mkdir(parents=True, exist_ok=True)
+    URDF_PATH.write_text(robot.urdf())
+    model = pin.buildModelFromUrdf(str(URDF_PATH))
+    reference = crouched_reference(pin, model, Closure(pin, model, robot), robot)
+    LOOPS_PATH.write_text(loops_yaml(robot, reference))
+    for path in (URDF_PATH, LOOPS_PATH):
         print(f"wrote {path.relative_to(ROOT)}")
     if args.check:
         run_check(robot)

@@ -49,7 +49,7 @@ def test_power_is_conserved(kangaroo):
     rng = np.random.default_rng(53)
     mapping = ActuatorMap(robot)
     mapping.q = closed_configuration(robot, chain, rng, fraction=0.6)
-    rates, torques = rng.normal(size=12) * 0.2, rng.normal(size=12) * 20.0
+    rates, torques = rng.normal(size=len(robot.output_names)) * 0.2, rng.normal(size=len(robot.output_names)) * 20.0
     command = mapping.update(mapping.q[robot.output_q], rates, torques)
     assert not command.clamped
     assert command.effort @ command.velocity == pytest.approx(torques @ rates, rel=1e-9)
@@ -59,7 +59,7 @@ def test_every_limit_clamps_and_is_named(kangaroo):
     robot, _ = kangaroo
     mapping = ActuatorMap(robot)
     outputs = robot.reference_q[robot.output_q]
-    command = mapping.update(outputs, np.full(12, 50.0), np.full(12, 1e5))
+    command = mapping.update(outputs, np.full(len(robot.output_names), 50.0), np.full(len(robot.output_names), 1e5))
     lower, upper = robot.position_limits(robot.actuated_names)
     np.testing.assert_allclose(np.abs(command.velocity), robot.velocity_limits(robot.actuated_names))
     assert np.all(np.abs(command.effort) <= robot.effort_limits(robot.actuated_names) + 1e-9)
@@ -69,16 +69,16 @@ def test_every_limit_clamps_and_is_named(kangaroo):
     beyond = outputs.copy()
     for value in np.linspace(0.0, 0.9, 10):  # hip yaw far past what the stroke allows
         beyond[hip] = value
-        command = mapping.update(beyond, np.zeros(12), np.zeros(12))
+        command = mapping.update(beyond, np.zeros(len(robot.output_names)), np.zeros(len(robot.output_names)))
     assert "left_hip_yaw_actuator position" in command.clamped
     assert lower[0] <= command.position[0] <= upper[0]
 
 
 def test_motor_torque_output_for_ballscrews(kangaroo):
     robot, _ = kangaroo
-    forces = ActuatorMap(robot).update(robot.reference_q[robot.output_q], np.zeros(12), np.full(12, 10.0)).effort
+    forces = ActuatorMap(robot).update(robot.reference_q[robot.output_q], np.zeros(len(robot.output_names)), np.full(len(robot.output_names), 10.0)).effort
     torques = ActuatorMap(robot, efforts_as_motor_torques=True).update(
-        robot.reference_q[robot.output_q], np.zeros(12), np.full(12, 10.0)).effort
+        robot.reference_q[robot.output_q], np.zeros(len(robot.output_names)), np.full(len(robot.output_names), 10.0)).effort
     spec = robot.spec.actuators["left_knee_actuator"]
     k = robot.actuated_names.index("left_knee_actuator")
     assert torques[k] == pytest.approx(forces[k] * spec.lead / (2 * np.pi * spec.efficiency))  # eq. 47 inverted
@@ -91,11 +91,12 @@ def test_a_configuration_driven_towards_a_singularity_is_refused(kangaroo):
     mapping = ActuatorMap(robot, max_condition=200.0)
     outputs = robot.reference_q[robot.output_q].copy()
     knee = robot.output_names.index("left_knee")
+    outputs[robot.output_names.index("left_ankle_pitch")] = 0.0
     conditions = []
     with pytest.raises(SingularConfigurationError) as refused:
         for value in np.linspace(0.0, 1.8, 181):
             outputs[knee] = value
-            conditions.append(mapping.update(outputs, np.zeros(12), np.zeros(12)).condition_number)
+            conditions.append(mapping.update(outputs, np.zeros(len(robot.output_names)), np.zeros(len(robot.output_names))).condition_number)
     assert refused.value.condition_number > 200.0
     assert max(conditions) <= 200.0 and outputs[knee] < 1.8
 

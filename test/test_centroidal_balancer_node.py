@@ -104,7 +104,7 @@ def test_gain_change_breaking_the_iss_conditions_is_refused(kangaroo):
         result = session.probe.call(SetParameters, "/centroidal_balancer/set_parameters", request).results[0]
         assert not result.successful
         assert "must exceed ω_n" in result.reason
-        request.parameters[0].value.double_value = 7.0
+        request.parameters[0].value.double_value = 6.0
         assert session.probe.call(SetParameters, "/centroidal_balancer/set_parameters", request).results[0].successful
     finally:
         session.stop()

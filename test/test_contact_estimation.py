@@ -46,9 +46,8 @@ def test_quasi_static_estimate_recovers_ground_truth_contact_forces(standing):
 
 def test_motor_torques_are_converted_to_ballscrew_forces(standing):
     robot, q, F, tau, weight = standing
-    leads = np.array([robot.spec.actuators[name].lead for name in robot.actuated_names])
-    efficiency = np.array([robot.spec.actuators[name].efficiency for name in robot.actuated_names])
-    motor_torque = tau * leads / (2 * np.pi * efficiency)  # inverse of eq. 47
+    screws = [robot.spec.actuators.get(name) for name in robot.actuated_names]  # None: a direct drive
+    motor_torque = tau * np.array([s.lead / (2 * np.pi * s.efficiency) if s else 1.0 for s in screws])  # eq. 47⁻¹
     estimate = QuasiStaticContactEstimator(robot, SOLES, efforts_are_motor_torques=True).estimate(q, motor_torque)
     np.testing.assert_allclose(estimate, F, atol=1e-6 * weight)
 

@@ -66,7 +66,7 @@ def test_actuator_commands_in_actuated_order_and_interface_switch(kangaroo):
     try:
         assert session.run(lambda: len(session.commands) > 30, tick), session.stop()[2]
         data = np.array(session.commands[-1].data)
-        assert data.shape == (12,) and np.all(np.isfinite(data))
+        assert data.shape == (len(robot.actuated_names),) and np.all(np.isfinite(data))
         np.testing.assert_allclose(data, truth[robot.actuated_q], atol=1e-9)
         assert list(session.states[-1].name) == list(robot.actuated_names)
         assert not session.set("command_interface", "torque").successful
@@ -110,6 +110,7 @@ def test_driving_towards_a_singularity_holds_the_last_safe_command(kangaroo):
     session = Session(robot)
     outputs = robot.reference_q[robot.output_q].copy()
     knee = robot.output_names.index("left_knee")
+    outputs[robot.output_names.index("left_ankle_pitch")] = 0.0  # held flat: the ankle linkage nears a toggle
     values = iter(np.linspace(0.0, 1.8, 120))
 
     def tick():

@@ -10,6 +10,7 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import Imu, JointState
 from std_srvs.srv import Trigger
 
+from humanoid_balance.model import ClosedChain
 from model_fixtures import closed_configuration, load
 from ros_probe import NodeSession
 from ros_processes import start
@@ -132,7 +133,8 @@ def test_bad_input_is_rejected_counted_and_the_last_good_state_kept(tmp_path, ka
 def test_calibration_service_saves_offsets_that_a_restart_reuses(tmp_path, kangaroo):
     robot, truth = kangaroo
     rng = np.random.default_rng(32)
-    offsets = rng.uniform(-0.004, 0.004, len(robot.actuated_names))  # relative encoders, [m]
+    on_a_loop = ClosedChain(robot).relative_support[:, robot.actuated_v].any(axis=0)  # direct drives: absolute
+    offsets = rng.uniform(-0.004, 0.004, len(robot.actuated_names)) * on_a_loop  # relative ball-screw encoders [m]
     raw = np.array(joint_readings(robot, truth, robot.actuated_names)) - offsets
     names = list(robot.actuated_names) + list(robot.measured_names)
     readings = list(raw) + joint_readings(robot, truth, robot.measured_names)

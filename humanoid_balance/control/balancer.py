@@ -45,7 +45,7 @@ class Foot(NamedTuple):
 class BalancerConfig:
     mode: str = "kinematic"
     feet: tuple = ()
-    zmp_com: ZmpComGains = field(default_factory=lambda: ZmpComGains(np.array([1.5, 1.5]), np.array([6.0, 6.0])))
+    zmp_com: ZmpComGains = field(default_factory=lambda: ZmpComGains(np.array([2.0, 2.0]), np.array([5.0, 5.0])))
     com_height_gain: float = 5.0       # [1/s] CoM height P term (kinematic mode)
     attitude_gain: float = 5.0         # [1/s] base attitude P term (kinematic and viip modes)
     momentum: MomentumGains = field(default_factory=lambda: MomentumGains(

@@ -46,11 +46,12 @@ def calibrate_actuator_offsets(chain, theta_a_raw, measured_passive, initial_q=N
     robot = chain.robot
     measured_v = np.array([robot.joint_v_index(name) for name in robot.measured_names], dtype=int)
     measured_q = np.array([robot.joint_q_index(name) for name in robot.measured_names], dtype=int)
-    joints_v = np.arange(robot.base_nv, robot.nv)
+    joints_v = np.flatnonzero(chain.relative_support.any(axis=0))  # joints on a loop; direct drives keep 0
+    joints_v = joints_v[joints_v >= robot.base_nv]
     joints_q = joints_v + (robot.nq - robot.nv)  # 1-DOF joints follow the (quaternion) base
     if chain.m + len(measured_v) < len(joints_v):
         raise ModelError(f"calibration needs at least {len(joints_v) - chain.m} measured passive joints "
-                         f"(one per actuator), the loop file lists {len(measured_v)}")
+                         f"(one per loop actuator), the loop file lists {len(measured_v)}")
     E = np.zeros((len(measured_v), robot.nv))
     E[np.arange(len(measured_v)), measured_v] = 1.0
     measured_passive = np.asarray(measured_passive, dtype=float)

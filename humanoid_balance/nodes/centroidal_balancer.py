@@ -40,8 +40,8 @@ LEG = ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")
 
 
 class CentroidalBalancerNode(LifecycleNode):
-    def __init__(self):
-        super().__init__("centroidal_balancer")
+    def __init__(self, **node_options):
+        super().__init__("centroidal_balancer", **node_options)
         self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF of the spanning tree", True))
         self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""), describe("loop-closure YAML ('' = serial)", True))
         self.declare_parameter("mode", "kinematic", describe(f"controller: {' | '.join(MODES)}"))
@@ -52,8 +52,8 @@ class CentroidalBalancerNode(LifecycleNode):
                                    describe("serial-equivalent leg joints, hip to ankle", True))
         self.declare_parameter("busy_limbs", [""], describe("J-busy limbs following balance/<limb>/trajectory", True))
         self.declare_parameter("cartesian_limbs", [""], describe("C-busy limbs following balance/<limb>/pose", True))
-        self.declare_parameter("k_p", 1.5, describe("ZMP gain k_p [1/s], 0 < k_p < ω_n (Choi–Kim eq. 25)"))
-        self.declare_parameter("k_c", 6.0, describe("CoM gain k_c [1/s], k_c > ω_n (Choi–Kim eq. 25)"))
+        self.declare_parameter("k_p", 2.0, describe("ZMP gain k_p [1/s], 0 < k_p < ω_n (Choi–Kim eq. 25)"))
+        self.declare_parameter("k_c", 5.0, describe("CoM gain k_c [1/s], k_c > ω_n (Choi–Kim eq. 25)"))
         self.declare_parameter("input_timeout", 0.1, describe("inputs older than this are stale [s]"))
         self.declare_parameter("world_frame", "odom", describe("frame of balance/com and the markers"))
         self.declare_parameter("autostart", True, describe("configure and activate at start-up", True))

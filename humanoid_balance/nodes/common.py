@@ -192,9 +192,9 @@ def _format(value):
 
 def autostarted(lifecycle_node_class):
     """A factory that builds the lifecycle node and, if its ``autostart`` parameter is true, configures and
-    activates it (as a lifecycle manager would)."""
-    def build():
-        node = lifecycle_node_class()
+    activates it (as a lifecycle manager would); keyword arguments go to the node (rclpy node options)."""
+    def build(**node_options):
+        node = lifecycle_node_class(**node_options)
         if node.get_parameter("autostart").value:
             node.trigger_configure()
             node.trigger_activate()

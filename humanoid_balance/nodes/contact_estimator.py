@@ -36,8 +36,8 @@ def force_range(text, high=1e5):
 
 
 class ContactEstimatorNode(Node):
-    def __init__(self):
-        super().__init__("contact_estimator")
+    def __init__(self, **node_options):
+        super().__init__("contact_estimator", **node_options)
         urdf = self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF of the spanning tree", True)).value
         loops = self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""),
                                        describe("loop-closure YAML ('' for a serial robot)", True)).value

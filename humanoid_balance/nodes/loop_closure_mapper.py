@@ -25,8 +25,8 @@ INTERFACES = ("position", "velocity", "effort")
 
 
 class LoopClosureMapperNode(LifecycleNode):
-    def __init__(self):
-        super().__init__("loop_closure_mapper")
+    def __init__(self, **node_options):
+        super().__init__("loop_closure_mapper", **node_options)
         self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF of the spanning tree", True))
         self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""), describe("loop-closure YAML ('' = serial)", True))
         self.declare_parameter("command_interface", "position",

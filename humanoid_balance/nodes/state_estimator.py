@@ -31,8 +31,8 @@ def gain(text):
 
 
 class StateEstimatorNode(Node):
-    def __init__(self):
-        super().__init__("state_estimator")
+    def __init__(self, **node_options):
+        super().__init__("state_estimator", **node_options)
         urdf = self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF of the spanning tree", True)).value
         loops = self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""),
                                        describe("loop-closure YAML ('' for a serial robot)", True)).value

@@ -34,14 +34,17 @@ def _urdf_without_meshes(urdf_path):
 
 
 def build_mujoco_model(urdf_path, loops_path=None, soles=("left_sole", "right_sole"), friction=1.0,
-                       force_torque_sensors=False, timestep=0.001, equality_solref=(0.002, 1.0)):
+                       force_torque_sensors=False, timestep=0.0005, equality_solimp=(0.999, 0.9999, 0.001, 0.5, 2.0)):
     """Compile the MjModel; returns (model, spec).
 
     Args:
         soles: sole frames (URDF links) whose collision geometry touches the floor; F/T sensors go there.
         friction: sliding friction coefficient of the soles and the floor.
         timestep: integration step [s].
-        equality_solref: (time constant [s], damping ratio) of the loop constraints; stiff, as the real linkages.
+        equality_solimp: MuJoCo impedance of the loop constraints; near 1 so that the light linkage bodies do
+            not make them soft (MuJoCo's default lets a loaded knee linkage open by millimetres). Their time
+            constant is 2·timestep, the stiffest MuJoCo allows; stiff loops need timestep ≤ 0.5 ms to stay stable
+            (at 1 ms a pushed robot in free fall shakes its tie rods loose).
     """
     spec = mujoco.MjSpec.from_string(_urdf_without_meshes(urdf_path))
     spec.option.timestep = timestep
@@ -66,7 +69,7 @@ def build_mujoco_model(urdf_path, loops_path=None, soles=("left_sole", "right_so
             weld = any(axis.startswith("r") for axis in loop.axes)
             spec.add_equality(name=loop.name, objtype=mujoco.mjtObj.mjOBJ_BODY, name1=loop.frame_a, name2=loop.frame_b,
                               type=mujoco.mjtEq.mjEQ_WELD if weld else mujoco.mjtEq.mjEQ_CONNECT,
-                              solref=list(equality_solref), data=data)
+                              solref=[2.0 * timestep, 1.0], solimp=list(equality_solimp), data=data)
         actuated = loop_spec.actuated
     else:
         actuated = [joint.name for joint in spec.joints if joint.name != "root"]

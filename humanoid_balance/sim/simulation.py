@@ -10,6 +10,7 @@ from typing import NamedTuple
 import mujoco
 import numpy as np
 
+from humanoid_balance.model import load_robot
 from humanoid_balance.sim.model import IMU_SITE, build_mujoco_model
 
 __all__ = ["Simulation", "GroundTruth", "INTERFACES"]
@@ -26,6 +27,8 @@ class GroundTruth(NamedTuple):
     com: np.ndarray               # world [m]
     com_velocity: np.ndarray      # world [m/s]
     sole_forces: np.ndarray       # (feet, 3) world-frame contact force on each sole [N]
+    linear_momentum: np.ndarray   # world [kg·m/s]
+    angular_momentum: np.ndarray  # about the CoM, world axes [kg·m²/s]
 
 
 def _xyzw(wxyz):
@@ -37,11 +40,13 @@ class Simulation:
 
     Args:
         soles: sole links (contact, optional F/T sensors).
-        stiffness, damping: position drive gains [N/m or N·m/rad, N·s/m or N·m·s/rad].
+        stiffness, damping: (prismatic, revolute) position drive gains: [N/m, N·m/rad] and [N·s/m, N·m·s/rad].
+            Ball-screw drives are stiff; a direct-drive arm joint at ball-screw gains would chatter against its
+            torque limit.
     """
 
     def __init__(self, urdf_path, loops_path=None, soles=("left_sole", "right_sole"), force_torque_sensors=False,
-                 timestep=0.001, friction=1.0, stiffness=2e5, damping=2e3):
+                 timestep=0.0005, friction=1.0, stiffness=(2e5, 1e4), damping=(2e3, 100.0)):
         self.model, _ = build_mujoco_model(urdf_path, loops_path, soles, friction, force_torque_sensors, timestep)
         self.data = mujoco.MjData(self.model)
         self.soles = tuple(soles)
@@ -49,14 +54,21 @@ class Simulation:
         self.foot_bodies = [int(self.model.body(sole).parentid[0]) for sole in self.soles]  # the link carrying the box
         self.actuators = [self.model.actuator(i).name for i in range(self.model.nu)]
         self.actuator_qpos = np.array([self.model.joint(name).qposadr[0] for name in self.actuators])
-        self.stiffness, self.damping = stiffness, damping
+        robot = load_robot(urdf_path, loops_path)
+        self.reference = {name: float(robot.reference_q[robot.joint_q_index(name)]) for name in robot.joint_names}
+        revolute = np.array([self.model.jnt_type[self.model.actuator_trnid[i, 0]] == mujoco.mjtJoint.mjJNT_HINGE
+                             for i in range(self.model.nu)], dtype=int)
+        self.stiffness, self.damping = np.take(stiffness, revolute), np.take(damping, revolute)
         self.interface = None
         self.push_until, self.push_body = -1.0, None
         self.reset()
 
     def reset(self, height=None):
-        """Zero configuration, the lowest sole resting on the floor (or the base at ``height`` [m])."""
+        """The robot's reference configuration (loops closed), the lowest sole resting on the floor (or the
+        base at ``height`` [m]), every drive holding its position."""
         mujoco.mj_resetData(self.model, self.data)
+        for name, value in self.reference.items():
+            self.data.qpos[self.model.joint(name).qposadr[0]] = value
         mujoco.mj_forward(self.model, self.data)
         if height is None:
             soles = self.data.xpos[self.sole_bodies][:, 2]
@@ -77,11 +89,12 @@ class Simulation:
         if values.shape != (len(self.actuators),):
             raise ValueError(f"{len(values)} values for {len(self.actuators)} actuators")
         if interface != self.interface:
-            gain, bias = {"position": (self.stiffness, [0.0, -self.stiffness, -self.damping]),
-                          "velocity": (self.damping, [0.0, 0.0, -self.damping]),
-                          "effort": (1.0, [0.0, 0.0, 0.0])}[interface]
+            zero, one = np.zeros(len(self.actuators)), np.ones(len(self.actuators))
+            gain, bias = {"position": (self.stiffness, [zero, -self.stiffness, -self.damping]),
+                          "velocity": (self.damping, [zero, zero, -self.damping]),
+                          "effort": (one, [zero, zero, zero])}[interface]
             self.model.actuator_gainprm[:, 0] = gain
-            self.model.actuator_biasprm[:, :3] = bias
+            self.model.actuator_biasprm[:, :3] = np.column_stack(bias)
             self.interface = interface
         self.data.ctrl[:] = values
 
@@ -136,6 +149,8 @@ class Simulation:
                     mujoco.mj_contactForce(self.model, self.data, i, wrench)
                     force = contact.frame.reshape(3, 3).T @ wrench[:3]  # contact frame → world
                     sole_forces[foot] += force if bodies[1] == body else -force
+        com_velocity = self.data.subtree_linvel[root].copy()
         return GroundTruth(self.time, self.data.qpos[:3].copy(), _xyzw(self.data.qpos[3:7]),
                            self.data.qvel[:3].copy(), self.data.qvel[3:6].copy(),
-                           self.data.subtree_com[root].copy(), self.data.subtree_linvel[root].copy(), sole_forces)
+                           self.data.subtree_com[root].copy(), com_velocity, sole_forces,
+                           self.model.body_subtreemass[root] * com_velocity, self.data.subtree_angmom[root].copy())
