@@ -92,4 +92,4 @@ def test_a_pure_torque_push_changes_the_angular_momentum_by_its_impulse():
     sim.step(300)
     truth = sim.ground_truth()
     np.testing.assert_allclose(truth.angular_momentum, [0.0, 0.0, 0.5], atol=5e-4)
-    np.testing.assert_allclose(truth.linear_momentum, 0.0, atol=1e-4)
+    np.testing.assert_allclose(truth.linear_momentum, 0.0, atol=5e-4)
