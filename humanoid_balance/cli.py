@@ -1,12 +1,13 @@
 """``humanoid-balance``: the suite's command-line tool."""
 import argparse
+import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from humanoid_balance import __version__
-from humanoid_balance.resources import DEFAULT_ROBOT, robot_files
+from humanoid_balance.resources import DEFAULT_ROBOT
 
 
 def check_model(urdf, loops, samples=50, seed=0, out=sys.stdout):
@@ -74,8 +75,30 @@ def build_parser():
     check.add_argument("loops", type=Path, nargs="?", help="loop-closure YAML (omit for a serial robot)")
     check.add_argument("--samples", type=int, default=50, help="random actuator samples to close (default 50)")
 
-    commands.add_parser("demo", help=f"the main job on the default robot ({DEFAULT_ROBOT})")
+    demo = commands.add_parser("demo", help=f"balance {DEFAULT_ROBOT} in MuJoCo through the whole suite: pushes, "
+                               "dancing arms; writes a report")
+    demo.add_argument("--scenario", choices=("full", "short"), default="full",
+                      help="full: 14 s (default); short: 6.5 s, as in CI")
+    demo.add_argument("--output", type=Path, default=Path("demo_report"),
+                      help="report folder: PNG plots and metrics.json (default ./demo_report)")
+    demo.add_argument("--video", type=Path, help="also render the run offscreen to this .gif or .mp4 (MP4 needs ffmpeg)")
     return parser
+
+
+def demo(scenario, output, video=None):
+    """The closed-loop demo; returns the exit code (0: no fall, ZMP inside the support polygon, nodes OK)."""
+    if video is not None:
+        os.environ.setdefault("MUJOCO_GL", "egl")  # headless rendering, before MuJoCo loads
+        if video.suffix.lower() not in (".gif", ".mp4"):
+            print(f"error: --video {video}: give a .gif or .mp4 file name", file=sys.stderr)
+            return 2
+    from humanoid_balance.demo.runner import run_demo, summary
+    from humanoid_balance.demo.scenario import SCENARIOS
+
+    code, figures, paths = run_demo(SCENARIOS[scenario], output, video)
+    if figures is not None:
+        summary(figures, paths)
+    return code
 
 
 def main(argv=None):
@@ -84,10 +107,7 @@ def main(argv=None):
     if args.command == "check-model":
         return check_model(args.urdf, args.loops, samples=args.samples)
     if args.command == "demo":
-        urdf, loops = robot_files(DEFAULT_ROBOT)
-        print(f"humanoid_balance demo: checking the {DEFAULT_ROBOT} closed-chain model "
-              "(the MuJoCo simulation demo replaces this once it lands)\n")
-        return check_model(urdf, loops)
+        return demo(args.scenario, args.output, args.video)
     parser.print_help()
     return 0
 

@@ -33,7 +33,8 @@ def test_check_model_reports_a_bad_file_without_traceback():
     assert "Traceback" not in result.stderr
 
 
-def test_demo_runs_on_the_default_robot():
-    result = run("demo")
-    assert result.returncode == 0, result.stderr
-    assert "kangaroo_like" in result.stdout
+def test_demo_refuses_a_video_format_it_cannot_write():
+    """The closed-loop demo itself is tested in test_demo.py; here, a bad option fails before anything starts."""
+    result = run("demo", "--video", "run.avi")
+    assert result.returncode == 2
+    assert "--video run.avi: give a .gif or .mp4 file name" in result.stderr

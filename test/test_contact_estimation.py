@@ -134,3 +134,12 @@ def test_butterworth_step_response():
     response = np.array([lowpass.update([4.0, -1.0])[0] for _ in range(2000)]) - 3.0
     assert response[-1] == pytest.approx(1.0, abs=1e-6)
     assert response.max() == pytest.approx(1.0 + np.exp(-np.pi), rel=0.02)
+
+
+def test_polygon_margin_of_a_unit_square():
+    from humanoid_balance.model.soles import polygon_margin
+
+    square = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]  # counter-clockwise
+    assert polygon_margin([0.5, 0.5], square) == pytest.approx(0.5)
+    assert polygon_margin([0.5, 0.1, 7.0], square) == pytest.approx(0.1)
+    assert polygon_margin([1.5, 0.5], square) == pytest.approx(-0.5)

@@ -1,4 +1,5 @@
 """state_estimator in its own process, over DDS: passive joints, calibration service, bad input."""
+import importlib.util
 import math
 import shutil
 import sys
@@ -121,6 +122,9 @@ def test_bad_input_is_rejected_counted_and_the_last_good_state_kept(tmp_path, ka
 
         assert session.probe.spin_until(counted, 10.0, on_tick=send_bad, period=0.05), \
             session.probe.diagnostic_values(DIAGNOSTIC)
+        tf2_installed = importlib.util.find_spec("tf2_ros") is not None
+        assert session.probe.diagnostic_values(DIAGNOSTIC)["TF odom → base_link"] == (
+            "broadcasting" if tf2_installed else "off (tf2_ros is not installed)")
         session.stream(names, good, 5)  # still alive, still right
         np.testing.assert_allclose(np.array(session.estimated[-1].position)[robot.passive_q],
                                    truth[robot.passive_q], atol=1e-6)

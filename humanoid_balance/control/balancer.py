@@ -28,7 +28,7 @@ from humanoid_balance.control.viip import (Constraint, JumpSchedule, cog_referen
 from humanoid_balance.control.zmp_com import ZmpComGains, balancing_input, check_gains
 from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
-from humanoid_balance.model.soles import sole_rectangle
+from humanoid_balance.model.soles import polygon_margin, sole_rectangle
 
 __all__ = ["MODES", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer"]
 
@@ -255,7 +255,4 @@ class Balancer:
             return float("nan")
         corners = np.array([placements[i].act(corner)[:2] for i in active
                             for corner in self.distribution.rectangles[i].corners()])
-        hull = corners[ConvexHull(corners).vertices]                  # counter-clockwise
-        edges = np.roll(hull, -1, axis=0) - hull
-        inward = np.column_stack([-edges[:, 1], edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]
-        return float(np.min(np.einsum("kj,kj->k", zmp[:2] - hull, inward)))
+        return polygon_margin(zmp, corners[ConvexHull(corners).vertices])  # hull vertices: counter-clockwise

@@ -1,4 +1,5 @@
-"""Sole rectangles: the contact surface of each foot, read from the URDF's collision boxes."""
+"""Sole rectangles (the contact surface of each foot, read from the URDF's collision boxes) and the depth of a
+point inside a support polygon."""
 from typing import NamedTuple
 
 import numpy as np
@@ -6,7 +7,7 @@ import pinocchio as pin
 
 from humanoid_balance.model.errors import ModelFileError
 
-__all__ = ["SoleRectangle", "sole_rectangle"]
+__all__ = ["SoleRectangle", "sole_rectangle", "polygon_margin"]
 
 
 class SoleRectangle(NamedTuple):
@@ -55,3 +56,12 @@ def sole_rectangle(robot, sole_frame, tolerance=1e-4):
                              "sole size as parameters instead")
     corners = np.array(corners)
     return SoleRectangle(corners[:, 0].min(), corners[:, 0].max(), corners[:, 1].min(), corners[:, 1].max())
+
+
+def polygon_margin(point, polygon):
+    """Distance [m] of ``point`` (x, y, …) inside the convex ``polygon`` ((k, ≥2) counter-clockwise vertices) to its
+    nearest edge line; negative outside (the ZMP's stability margin)."""
+    vertices = np.asarray(polygon, dtype=float)[:, :2]
+    edges = np.roll(vertices, -1, axis=0) - vertices
+    inward = np.column_stack([-edges[:, 1], edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]
+    return float(np.min(np.einsum("kj,kj->k", np.asarray(point, dtype=float)[:2] - vertices, inward)))

@@ -2,14 +2,15 @@
 
     joint_states (sensor_msgs/JointState, sensor QoS) ─┐
     imu (sensor_msgs/Imu, sensor QoS) ──────────────────┴─> RobotStateEstimator.update
-        ─> estimated_joint_states (sensor_msgs/JointState: every joint), odom (nav_msgs/Odometry)
+        ─> estimated_joint_states (sensor_msgs/JointState: every joint), odom (nav_msgs/Odometry),
+           TF odom → base_link (when tf2_ros is installed, as on a ROS 2 machine; ``publish_tf``)
     ~/calibrate (std_srvs/Trigger): encoder calibration (Kangaroo eqs. 41–42), offsets saved to offsets_file
     /diagnostics: loop residual, update rate, rejected messages
 """
 from pathlib import Path
 
 import numpy as np
-from geometry_msgs.msg import Point, Quaternion, Vector3
+from geometry_msgs.msg import Point, Quaternion, TransformStamped, Vector3
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import FloatingPointRange
 from rclpy.node import Node
@@ -22,6 +23,11 @@ from humanoid_balance.model import load_robot
 from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, JointStateReader,
                                            RateMeter, RejectedMessage, describe, finite, run)
 from humanoid_balance.resources import robot_files
+
+try:  # not available as a wheel: TF is broadcast where ROS 2 is installed, odom carries the same pose everywhere
+    from tf2_ros import TransformBroadcaster
+except ImportError:
+    TransformBroadcaster = None
 
 DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
 
@@ -51,6 +57,12 @@ class StateEstimatorNode(Node):
             "calibration_max_iterations", 20, describe("Newton iterations allowed to calibration (eqs. 41–42)")).value
         self.residual_warn = self.declare_parameter(
             "residual_warn", 1e-4, describe("loop residual above which diagnostics warn [m, rad]")).value
+
+        publish_tf = self.declare_parameter("publish_tf", True,
+                                            describe("broadcast odom → base_link on TF (needs tf2_ros)", True)).value
+        self.tf_broadcaster = TransformBroadcaster(self) if publish_tf and TransformBroadcaster else None
+        self.tf_status = ("broadcasting" if self.tf_broadcaster else "off (publish_tf false)" if not publish_tf
+                          else "off (tf2_ros is not installed)")
 
         self.robot = load_robot(urdf, loops or None)
         self.core = RobotStateEstimator(self.robot, feet, imu_frame=imu_frame or None, alpha=alpha, beta=beta,
@@ -121,6 +133,12 @@ class StateEstimatorNode(Node):
         odom.twist.twist.angular = Vector3(x=base.angular_velocity[0], y=base.angular_velocity[1],
                                            z=base.angular_velocity[2])
         self.odom_publisher.publish(odom)
+        if self.tf_broadcaster is not None:
+            transform = TransformStamped(child_frame_id=self.base_frame)
+            transform.header = odom.header
+            transform.transform.translation = Vector3(x=base.position[0], y=base.position[1], z=base.position[2])
+            transform.transform.rotation = odom.pose.pose.orientation
+            self.tf_broadcaster.sendTransform(transform)
 
     def on_calibrate(self, request, response):
         if self.last_reading is None:
@@ -147,7 +165,7 @@ class StateEstimatorNode(Node):
 
     def publish_diagnostics(self):
         values = {"update rate [Hz]": self.rate.hz,
-                  "actuator offsets": self.offsets_source}
+                  "actuator offsets": self.offsets_source, "TF odom → base_link": self.tf_status}
         values.update(self.guard.figures())
         if self.last_state is None:
             self.diagnostics.publish("WARN", "waiting for joint_states", values)

@@ -22,14 +22,20 @@ from humanoid_balance.model.loop_closures import load_loop_closures
 __all__ = ["build_mujoco_model", "IMU_SITE"]
 
 IMU_SITE = "imu"
-COMPILER = '<mujoco><compiler fusestatic="false" discardvisual="true" balanceinertia="true"/></mujoco>'
+VISUAL_PREFIX = "visual_"
+COMPILER = '<mujoco><compiler fusestatic="false" discardvisual="false" balanceinertia="true"/></mujoco>'
 
 
 def _urdf_without_meshes(urdf_path):
-    """URDF text with the MuJoCo compiler options, mesh geometry replaced by nothing (primitives remain)."""
+    """URDF text with the MuJoCo compiler options, mesh geometry replaced by nothing (primitives remain), and
+    each primitive visual turned into a collision element named ``visual_<k>`` (made contact-free below), so
+    that renderings show the robot's shape."""
     text = Path(urdf_path).read_text()
-    text = re.sub(r"<visual>.*?</visual>", "", text, flags=re.S)
-    text = re.sub(r"<collision>(?:(?!</collision>).)*<mesh[^>]*/>.*?</collision>", "", text, flags=re.S)
+    for element in ("visual", "collision"):
+        text = re.sub(rf"<{element}>(?:(?!</{element}>).)*<mesh[^>]*/>.*?</{element}>", "", text, flags=re.S)
+    counter = iter(range(1 << 30))
+    text = re.sub(r"<visual>(.*?)</visual>", lambda m: f'<collision name="{VISUAL_PREFIX}{next(counter)}">'
+                  f"{m.group(1)}</collision>", text, flags=re.S)
     return re.sub(r"(<robot[^>]*>)", r"\1" + COMPILER, text, count=1)
 
 
@@ -56,7 +62,10 @@ def build_mujoco_model(urdf_path, loops_path=None, soles=("left_sole", "right_so
                             friction=[friction, 0.005, 0.0001])
     spec.worldbody.add_light(pos=[0, 0, 3], dir=[0, 0, -1])
     for geom in spec.geoms:
-        if geom.name != "floor":
+        if geom.name.startswith(VISUAL_PREFIX):
+            geom.contype, geom.conaffinity, geom.group = 0, 0, 1
+            geom.rgba = [0.55, 0.62, 0.72, 1.0]
+        elif geom.name != "floor":
             geom.friction = [friction, 0.005, 0.0001]
             geom.condim = 4
 

@@ -1,0 +1,1 @@
+"""The closed-loop demo: scripted scenario, in-process runner, report."""

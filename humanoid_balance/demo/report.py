@@ -1,0 +1,177 @@
+"""The demo's report: metrics of a recorded run, PNG plots and a metrics JSON (no ROS here).
+
+A :class:`Recording` holds time series in simulated seconds: ground truth from the plant (base height, CoM,
+momenta, sole contact forces) and the suite's own estimates (ZMP, its margin inside the support polygon).
+"""
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after selecting the headless backend)
+import numpy as np  # noqa: E402
+
+__all__ = ["Recording", "metrics", "write_report", "FALL_DROP", "SETTLED_WITHIN"]
+
+FALL_DROP = 0.10        # the base more than this below its standing height: fallen [m]
+SETTLED_WITHIN = 0.005  # a push is recovered once the CoM stays this close to where it stood [m]
+
+
+class Recording:
+    """Rows appended per channel: ``add("zmp", t, x, y)``; ``series("zmp")`` → (k, columns) array."""
+
+    def __init__(self):
+        self.rows = defaultdict(list)
+        self.polygon = np.zeros((0, 3))      # latest support polygon (odom frame) [m]
+        self.diagnostics = {}                # node → (worst level after settling, last message)
+
+    def add(self, channel, *values):
+        self.rows[channel].append(values)
+
+    def series(self, channel):
+        return np.array(self.rows[channel], dtype=float).reshape(-1, len(self.rows[channel][0])
+                                                                  if self.rows[channel] else 1)
+
+
+def _window(series, start, end):
+    return series[(series[:, 0] >= start) & (series[:, 0] < end)]
+
+
+def _recovery(com, push_time, end, baseline):
+    """Peak horizontal CoM excursion after a push [m] and the time it takes to stay within SETTLED_WITHIN [s]."""
+    after = _window(com, push_time, end)
+    if not len(after):
+        return float("nan"), float("nan")
+    distance = np.linalg.norm(after[:, 1:3] - baseline, axis=1)
+    outside = np.flatnonzero(distance > SETTLED_WITHIN)
+    settle = float(after[outside[-1], 0] - push_time) if len(outside) else 0.0
+    if len(outside) and outside[-1] == len(after) - 1:
+        settle = float("inf")  # not settled before the next phase
+    return float(distance.max()), settle
+
+
+def metrics(recording, scenario, wall_time, push_duration):
+    """Figures of the run: fall, ZMP margin, push recoveries, dancing-arms CoM hold, node health, speed."""
+    base, com, zmp = recording.series("base"), recording.series("com"), recording.series("zmp")
+    judged = lambda s: s[s[:, 0] >= scenario.settle]  # noqa: E731
+    standing = float(_window(base, scenario.settle - 0.1, scenario.settle + 0.1)[:, 1].mean())
+    lowest = float(judged(base)[:, 1].min())
+    margins = judged(recording.series("zmp_margin"))
+    phases = scenario.phases()
+    pushes = []
+    for push in scenario.pushes:
+        end = next(e for s, e, _ in phases if s == push.time)
+        before = _window(com, push.time - 0.3, push.time)[:, 1:3].mean(axis=0)
+        peak, settle = _recovery(com, push.time, end, before)
+        impulse = float(np.linalg.norm(push.force)) * push_duration
+        pushes.append({"label": push.label, "time [s]": push.time, "impulse [N·s]": impulse,
+                       "CoM peak excursion [m]": peak, "settling time to 5 mm [s]": settle})
+    dance = scenario.dance
+    still = _window(com, dance.start - 0.3, dance.start)[:, 1:4].mean(axis=0)
+    dancing_com = _window(com, dance.start, dance.start + dance.duration)
+    dancing_zmp = _window(zmp, dance.start, dance.start + dance.duration)
+    zmp_still = _window(zmp, dance.start - 0.3, dance.start)[:, 1:3].mean(axis=0)
+    nodes = {name: {"level": level, "message": message} for name, (level, message) in
+             sorted(recording.diagnostics.items())}
+    figures = {
+        "scenario": scenario.name,
+        "simulated time [s]": float(base[-1, 0]) if len(base) else 0.0,
+        "wall time [s]": wall_time,
+        "real-time factor": float(base[-1, 0]) / wall_time if len(base) and wall_time > 0 else 0.0,
+        "standing base height [m]": standing,
+        "lowest base height [m]": lowest,
+        "fell": bool(lowest < standing - FALL_DROP),
+        "smallest ZMP margin inside the support polygon [m]": float(margins[:, 1].min()) if len(margins) else None,
+        "pushes": pushes,
+        "dancing arms": {
+            "CoM horizontal deviation [m]": float(np.abs(dancing_com[:, 1:3] - still[:2]).max()),
+            "CoM vertical deviation [m]": float(np.abs(dancing_com[:, 3] - still[2]).max()),
+            "ZMP excursion x, y [m]": np.abs(dancing_zmp[:, 1:3] - zmp_still).max(axis=0).tolist(),
+        },
+        "nodes": nodes,
+    }
+    figures["zmp inside the support polygon"] = bool(figures["smallest ZMP margin inside the support polygon [m]"]
+                                                     is not None and margins[:, 1].min() > 0.0)
+    figures["all nodes OK"] = bool(nodes) and all(n["level"] == "OK" for n in nodes.values())
+    figures["success"] = not figures["fell"] and figures["zmp inside the support polygon"] and figures["all nodes OK"]
+    return figures
+
+
+def _shade_phases(axes, scenario):
+    """Shade and name each phase but standing."""
+    for start, end, label in scenario.phases():
+        if label != "stand":
+            axes.axvspan(start, end, color={"settle": "0.9", "dancing arms": "#d8ecd8"}.get(label, "#f6dcdc"),
+                         lw=0)
+            axes.text(start + 0.05, 1.0, label, transform=axes.get_xaxis_transform(), fontsize=7, va="bottom")
+
+
+def _plot_com_zmp(recording, scenario, path):
+    settled = lambda series: series[series[:, 0] >= scenario.settle]  # noqa: E731  (no start-up transient)
+    com, zmp, polygon = settled(recording.series("com")), settled(recording.series("zmp")), recording.polygon
+    figure, (top, lateral) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [1, 1.6]})
+    if len(polygon):
+        closed = np.vstack([polygon, polygon[:1]])
+        top.fill(closed[:, 0], closed[:, 1], color="#dde8f6", label="support polygon")
+        top.plot(closed[:, 0], closed[:, 1], color="#4a78b5", lw=1)
+    top.plot(zmp[:, 1], zmp[:, 2], color="#c0392b", lw=0.8, label="ZMP (estimated)")
+    top.plot(com[:, 1], com[:, 2], color="k", lw=1.2, label="CoM (ground truth)")
+    top.set(xlabel="x [m]", ylabel="y [m]", title="Top view")
+    top.set_aspect("equal")
+    top.legend(loc="upper right", fontsize=8)
+    _shade_phases(lateral, scenario)
+    lateral.plot(zmp[:, 0], zmp[:, 2], color="#c0392b", lw=0.8, label="ZMP y")
+    lateral.plot(com[:, 0], com[:, 2], color="k", lw=1.2, label="CoM y")
+    if len(polygon):
+        for bound in (polygon[:, 1].min(), polygon[:, 1].max()):
+            lateral.axhline(bound, color="#4a78b5", ls="--", lw=1)
+    lateral.set(xlabel="time [s]", ylabel="y [m]", title="Lateral CoM and ZMP against the support polygon")
+    lateral.legend(loc="upper right", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def _plot_foot_forces(recording, scenario, feet, path):
+    forces = recording.series("foot_forces")
+    figure, axes = plt.subplots(figsize=(10, 4))
+    _shade_phases(axes, scenario)
+    for k, foot in enumerate(feet):
+        axes.plot(forces[:, 0], forces[:, 1 + k], lw=1, label=f"{foot} normal force")
+    axes.plot(forces[:, 0], forces[:, 1:].sum(axis=1), color="k", lw=1, ls="--", label="sum")
+    axes.set(xlabel="time [s]", ylabel="force [N]", title="Sole normal forces (ground truth)")
+    axes.legend(loc="upper right", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def _plot_momentum(recording, scenario, path):
+    momentum = recording.series("momentum")
+    figure, (linear, angular) = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
+    for axes, columns, unit, title in ((linear, slice(1, 4), "kg·m/s", "linear"),
+                                       (angular, slice(4, 7), "kg·m²/s", "angular (about the CoM)")):
+        _shade_phases(axes, scenario)
+        for axis, values in zip("xyz", momentum[:, columns].T):
+            axes.plot(momentum[:, 0], values, lw=1, label=axis)
+        axes.set(ylabel=unit, title=f"Centroidal {title} momentum (ground truth)")
+        axes.legend(loc="upper right", fontsize=8)
+    angular.set_xlabel("time [s]")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def write_report(folder, recording, scenario, figures, feet):
+    """PNG plots and metrics.json in ``folder``; returns the written paths."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / "com_zmp.png", folder / "foot_forces.png", folder / "momentum.png"]
+    _plot_com_zmp(recording, scenario, paths[0])
+    _plot_foot_forces(recording, scenario, feet, paths[1])
+    _plot_momentum(recording, scenario, paths[2])
+    metrics_path = folder / "metrics.json"
+    metrics_path.write_text(json.dumps(figures, indent=2, allow_nan=True) + "\n")
+    return paths + [metrics_path]

@@ -1,0 +1,272 @@
+"""``humanoid-balance demo``: the embedded plant and the four suite nodes in one process, one executor.
+
+The nodes are the same classes, with the same parameter files, that ``sim.launch.py`` starts; the plant runs in
+lockstep on its own /clock. A director node plays the scenario (pushes on sim/push, arm trajectories on
+balance/<arm>/trajectory) and records ground truth and estimates for the report.
+"""
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import rclpy
+from builtin_interfaces.msg import Duration
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PointStamped, PolygonStamped, Vector3Stamped, WrenchStamped
+from nav_msgs.msg import Odometry
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from humanoid_balance.demo.report import Recording, metrics, write_report
+from humanoid_balance.model.soles import polygon_margin
+from humanoid_balance.nodes.centroidal_balancer import CentroidalBalancerNode
+from humanoid_balance.nodes.common import RELIABLE_QOS, autostarted, stamp_seconds
+from humanoid_balance.nodes.contact_estimator import ContactEstimatorNode
+from humanoid_balance.nodes.loop_closure_mapper import LoopClosureMapperNode
+from humanoid_balance.nodes.mujoco_sim import MujocoSimNode
+from humanoid_balance.nodes.state_estimator import StateEstimatorNode
+from humanoid_balance.resources import config_file
+
+__all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES"]
+
+LEVEL_NAMES = {0: "OK", 1: "WARN", 2: "ERROR", 3: "STALE"}
+SUITE = {  # node name → (class factory, parameter file), as sim.launch.py starts them
+    "mujoco_sim": (MujocoSimNode, "mujoco_sim.yaml"),
+    "state_estimator": (StateEstimatorNode, "state_estimator.yaml"),
+    "contact_estimator": (ContactEstimatorNode, "contact_estimator.yaml"),
+    "centroidal_balancer": (autostarted(CentroidalBalancerNode), "centroidal_balancer.yaml"),
+    "loop_closure_mapper": (autostarted(LoopClosureMapperNode), "loop_closure_mapper.yaml"),
+}
+SIMULATION_OVERRIDES = {  # what sim.launch.py passes on top of the files: the plant's clock, no foot F/T sensors
+    "state_estimator": ["use_sim_time:=true"],
+    "contact_estimator": ["use_sim_time:=true", "mode:=actuator_forces"],
+    "centroidal_balancer": ["use_sim_time:=true"],
+    "loop_closure_mapper": ["use_sim_time:=true"],
+}
+ARMS = {"left_arm": 1.0, "right_arm": -1.0}  # swing sign: the arms dance in antiphase
+
+
+def build_suite(extra_arguments=()):
+    """The five nodes, each with its parameter file and the simulation overrides."""
+    nodes = []
+    for name, (factory, parameter_file) in SUITE.items():
+        arguments = ["--ros-args", "--params-file", str(config_file(parameter_file))]
+        for override in SIMULATION_OVERRIDES.get(name, []):
+            arguments += ["-p", override]
+        nodes.append(factory(cli_args=arguments + list(extra_arguments)))
+    return nodes
+
+
+class Director(Node):
+    """Plays the scenario on simulated time and records what the report needs."""
+
+    def __init__(self, scenario, feet, arm_joints, progress=print):
+        super().__init__("demo_director")
+        self.scenario, self.feet, self.arm_joints, self.progress = scenario, feet, arm_joints, progress
+        self.recording = Recording()
+        self.pending_pushes = list(scenario.pushes)
+        self.dance_sent = False
+        self.now = 0.0
+        self.next_report = 1.0
+        self.latest = {"com": None, "margin": float("nan"), "forces": np.zeros(len(feet))}
+        self.push_publisher = self.create_publisher(WrenchStamped, "sim/push", RELIABLE_QOS)
+        self.arm_publishers = {arm: self.create_publisher(JointTrajectory, f"balance/{arm}/trajectory", RELIABLE_QOS)
+                               for arm in arm_joints}
+        self.create_subscription(Odometry, "sim/odom", self.on_odom, RELIABLE_QOS)
+        self.create_subscription(PointStamped, "sim/com", self.on_com, RELIABLE_QOS)
+        self.create_subscription(PointStamped, "zmp", self.on_zmp, RELIABLE_QOS)
+        self.create_subscription(PolygonStamped, "support_polygon", self.on_polygon, RELIABLE_QOS)
+        self.create_subscription(Vector3Stamped, "sim/linear_momentum", self.on_linear_momentum, RELIABLE_QOS)
+        self.create_subscription(Vector3Stamped, "sim/angular_momentum", self.on_angular_momentum, RELIABLE_QOS)
+        for k, foot in enumerate(feet):
+            self.create_subscription(WrenchStamped, f"sim/{foot}/contact_force",
+                                     lambda message, k=k: self.on_contact_force(k, message), RELIABLE_QOS)
+        self.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, RELIABLE_QOS)
+        self.linear_momentum = None
+
+    @property
+    def done(self):
+        return self.now >= self.scenario.duration
+
+    # -- the scenario, on the plant's ground-truth clock -----------------------------------------------
+    def on_odom(self, message):
+        self.now = stamp_seconds(message.header.stamp)
+        self.recording.add("base", self.now, message.pose.pose.position.z)
+        while self.pending_pushes and self.now >= self.pending_pushes[0].time:
+            self.push(self.pending_pushes.pop(0), message.header.stamp)
+        if not self.dance_sent and self.now >= self.scenario.dance.start:
+            self.dance(message.header.stamp)
+        if self.now >= self.next_report:
+            self.next_report += 1.0
+            com = self.latest["com"]
+            self.progress(f"[{self.now:5.1f} s] base {message.pose.pose.position.z:.3f} m, CoM y "
+                          f"{com[1] * 1000 if com is not None else float('nan'):+6.1f} mm, ZMP margin "
+                          f"{self.latest['margin'] * 1000:5.1f} mm, soles "
+                          + " / ".join(f"{f:.0f}" for f in self.latest["forces"]) + " N")
+
+    def push(self, push, stamp):
+        message = WrenchStamped()
+        message.header.stamp, message.header.frame_id = stamp, push.body
+        message.wrench.force.x, message.wrench.force.y, message.wrench.force.z = map(float, push.force)
+        self.push_publisher.publish(message)
+        self.progress(f"[{self.now:5.1f} s] {push.label}: {np.linalg.norm(push.force):.0f} N on {push.body}")
+
+    def dance(self, stamp):
+        dance = self.scenario.dance
+        for arm, joints in self.arm_joints.items():
+            times, positions, velocities = dance.trajectory(joints, ARMS[arm])
+            trajectory = JointTrajectory(joint_names=list(joints))
+            trajectory.header.stamp = stamp
+            for t, position, velocity in zip(times, positions, velocities):
+                trajectory.points.append(JointTrajectoryPoint(
+                    positions=position.tolist(), velocities=velocity.tolist(),
+                    time_from_start=Duration(sec=int(t), nanosec=int(round((t % 1) * 1e9)) % 1_000_000_000)))
+            self.arm_publishers[arm].publish(trajectory)
+        self.dance_sent = True
+        self.progress(f"[{self.now:5.1f} s] dancing arms: {dance.frequency:g} Hz for {dance.duration:g} s, shoulder "
+                      f"swing 0 → {2 * dance.amplitude:.1f} rad")
+
+    # -- recording --------------------------------------------------------------------------------------
+    def on_com(self, message):
+        p = message.point
+        self.latest["com"] = (p.x, p.y, p.z)
+        self.recording.add("com", stamp_seconds(message.header.stamp), p.x, p.y, p.z)
+
+    def on_zmp(self, message):
+        t, p = stamp_seconds(message.header.stamp), message.point
+        self.recording.add("zmp", t, p.x, p.y)
+        if len(self.recording.polygon) >= 3:
+            self.latest["margin"] = polygon_margin((p.x, p.y), self.recording.polygon)
+            self.recording.add("zmp_margin", t, self.latest["margin"])
+
+    def on_polygon(self, message):
+        self.recording.polygon = np.array([[p.x, p.y, p.z] for p in message.polygon.points]).reshape(-1, 3)
+
+    def on_contact_force(self, k, message):
+        self.latest["forces"][k] = message.wrench.force.z
+        if k == len(self.feet) - 1:
+            self.recording.add("foot_forces", stamp_seconds(message.header.stamp), *self.latest["forces"])
+
+    def on_linear_momentum(self, message):
+        self.linear_momentum = message.vector
+
+    def on_angular_momentum(self, message):
+        if self.linear_momentum is not None:
+            p, k = self.linear_momentum, message.vector
+            self.recording.add("momentum", stamp_seconds(message.header.stamp), p.x, p.y, p.z, k.x, k.y, k.z)
+
+    def on_diagnostics(self, message):
+        if self.now < self.scenario.settle + 1.0:
+            return  # start-up warnings (no data yet) are not judged
+        for status in message.status:
+            node = status.name.split(":")[0]
+            level = LEVEL_NAMES.get(int.from_bytes(status.level, "little") if isinstance(status.level, bytes)
+                                    else int(status.level), "ERROR")
+            worst, _ = self.recording.diagnostics.get(node, ("OK", ""))
+            keep = max((worst, level), key=list(LEVEL_NAMES.values()).index)
+            self.recording.diagnostics[node] = (keep, status.message if keep == level else
+                                                self.recording.diagnostics[node][1])
+
+
+class Video:
+    """Offscreen frames of the plant (MuJoCo EGL renderer), saved as GIF (Pillow) or MP4 (ffmpeg)."""
+
+    def __init__(self, simulation, path, fps=25, size=(480, 360)):
+        import mujoco
+
+        self.mujoco, self.simulation, self.path, self.fps = mujoco, simulation, Path(path), fps
+        if self.path.suffix.lower() not in (".gif", ".mp4"):
+            raise ValueError(f"--video {path}: give a .gif or .mp4 file name")
+        self.renderer = mujoco.Renderer(simulation.model, size[1], size[0])
+        self.camera = mujoco.MjvCamera()
+        self.camera.distance, self.camera.azimuth, self.camera.elevation = 2.4, -140.0, -10.0
+        self.frames, self.next_time = [], 0.0
+
+    def capture(self):
+        if self.simulation.time < self.next_time:
+            return
+        self.next_time += 1.0 / self.fps
+        self.camera.lookat[:] = self.simulation.data.qpos[:3] - [0.0, 0.0, 0.25]
+        self.renderer.update_scene(self.simulation.data, self.camera)
+        self.frames.append(self.renderer.render().copy())
+
+    def save(self):
+        if self.path.suffix.lower() == ".gif":
+            from PIL import Image
+
+            images = [Image.fromarray(frame) for frame in self.frames]
+            images[0].save(self.path, save_all=True, append_images=images[1:], duration=int(1000 / self.fps), loop=0)
+        else:
+            import shutil
+            import subprocess
+
+            ffmpeg = shutil.which("ffmpeg")
+            if ffmpeg is None:
+                raise RuntimeError("an MP4 needs ffmpeg on the PATH; ask for a .gif instead")
+            height, width, _ = self.frames[0].shape
+            subprocess.run([ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s",
+                            f"{width}x{height}", "-r", str(self.fps), "-i", "-", "-pix_fmt", "yuv420p",
+                            str(self.path)], input=b"".join(f.tobytes() for f in self.frames), check=True)
+        return self.path
+
+
+def run_demo(scenario, output, video=None, wall_timeout=None, progress=print):
+    """Run ``scenario``; write the report folder ``output``; return (exit code, metrics, written paths)."""
+    rclpy.init(args=["--ros-args", "--log-level", "warn"])
+    nodes = []
+    try:
+        nodes = build_suite()
+        simulation, balancer = nodes[0].sim, nodes[3]
+        arm_joints = {arm: balancer.get_parameter(f"{arm}_joints").value for arm in ARMS}
+        director = Director(scenario, nodes[0].feet, arm_joints, progress)
+        nodes.append(director)
+        recorder = Video(simulation, video) if video else None
+        executor = SingleThreadedExecutor()
+        for node in nodes:
+            executor.add_node(node)
+        progress(f"humanoid_balance demo: {scenario.name} scenario, {scenario.duration:g} s simulated, "
+                 "MuJoCo plant in lockstep with state_estimator → contact_estimator → centroidal_balancer → "
+                 "loop_closure_mapper")
+        started = time.monotonic()
+        limit = wall_timeout or 40.0 * scenario.duration + 60.0
+        while not director.done:
+            if time.monotonic() - started > limit:
+                progress(f"stopped after {limit:.0f} s of wall time at {director.now:.1f} s simulated")
+                break
+            executor.spin_once(timeout_sec=0.1)
+            if recorder is not None:
+                recorder.capture()
+        wall = time.monotonic() - started
+        figures = metrics(director.recording, scenario, wall, nodes[0].push_duration)
+        paths = write_report(output, director.recording, scenario, figures, director.feet)
+        if recorder is not None and recorder.frames:
+            paths.append(recorder.save())
+        return (0 if figures["success"] else 1), figures, paths
+    except (KeyboardInterrupt, ExternalShutdownException):
+        return 130, None, []
+    finally:
+        for node in nodes:
+            node.destroy_node()
+        rclpy.try_shutdown()
+
+
+def summary(figures, paths, out=sys.stdout):
+    """The console summary: verdict, the headline figures, the files."""
+    verdict = "PASSED" if figures["success"] else "FAILED"
+    lines = [f"\n{verdict}: {'no fall' if not figures['fell'] else 'the robot fell'}, ZMP "
+             f"{'inside' if figures['zmp inside the support polygon'] else 'OUTSIDE'} the support polygon, "
+             f"nodes {'all OK' if figures['all nodes OK'] else figures['nodes']}",
+             f"  simulated {figures['simulated time [s]']:.1f} s in {figures['wall time [s]']:.1f} s "
+             f"(real-time factor {figures['real-time factor']:.2f})",
+             f"  base height {figures['standing base height [m]']:.3f} m standing, lowest "
+             f"{figures['lowest base height [m]']:.3f} m; smallest ZMP margin "
+             f"{figures['smallest ZMP margin inside the support polygon [m]'] * 1000:.0f} mm"]
+    for push in figures["pushes"]:
+        lines.append(f"  {push['label']}: CoM peak {push['CoM peak excursion [m]'] * 1000:.0f} mm, settled to 5 mm in "
+                     f"{push['settling time to 5 mm [s]']:.2f} s")
+    dance = figures["dancing arms"]
+    lines.append(f"  dancing arms: CoM held within {dance['CoM horizontal deviation [m]'] * 1000:.1f} mm, ZMP moved "
+                 f"{dance['ZMP excursion x, y [m]'][0] * 1000:.0f} / {dance['ZMP excursion x, y [m]'][1] * 1000:.0f} mm")
+    lines.append("  report: " + ", ".join(str(p) for p in paths))
+    print("\n".join(lines), file=out)

@@ -1,0 +1,54 @@
+"""`humanoid-balance demo --scenario short`, as a user runs it: the plant and the four nodes in one process
+close the loop through a lateral push, dancing arms and a second push. Judged on the report it writes: the
+ground-truth base never drops, the estimated ZMP stays inside the estimated support polygon, every node ends
+OK, the pushes are recovered, and every report file has content."""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.dds
+DEMO = shutil.which("humanoid-balance", path=str(Path(sys.executable).parent))
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("demo_report")
+    result = subprocess.run([DEMO, "demo", "--scenario", "short", "--output", str(folder)], capture_output=True,
+                            text=True, timeout=600)
+    return folder, result
+
+
+def test_the_demo_passes_and_names_its_files(report):
+    folder, result = report
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "PASSED" in result.stdout and str(folder / "metrics.json") in result.stdout
+    assert "lateral push" in result.stdout and "dancing arms" in result.stdout  # progress while it runs
+
+
+def test_the_robot_stands_through_the_scenario(report):
+    folder, _ = report
+    figures = json.loads((folder / "metrics.json").read_text())
+    assert not figures["fell"]
+    assert figures["lowest base height [m]"] > figures["standing base height [m]"] - 0.05
+    assert figures["smallest ZMP margin inside the support polygon [m]"] > 0.0
+    assert figures["nodes"].keys() >= {"mujoco_sim", "state_estimator", "contact_estimator", "centroidal_balancer",
+                                       "loop_closure_mapper"}
+    assert all(node["level"] == "OK" for node in figures["nodes"].values()), figures["nodes"]
+    for push in figures["pushes"]:
+        assert push["impulse [N·s]"] == pytest.approx(6.0)
+        assert 0.005 < push["CoM peak excursion [m]"] < 0.05   # the push is felt, and absorbed
+        assert np.isfinite(push["settling time to 5 mm [s]"])
+    assert figures["dancing arms"]["CoM horizontal deviation [m]"] < 0.01  # Choi–Kim: the CoM holds still
+
+
+def test_every_report_file_has_content(report):
+    folder, _ = report
+    for name in ("com_zmp.png", "foot_forces.png", "momentum.png"):
+        assert (folder / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (folder / name).stat().st_size > 10_000
+    assert (folder / "metrics.json").stat().st_size > 0
