@@ -21,7 +21,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from humanoid_balance.demo.report import Recording, metrics, write_report
 from humanoid_balance.model.soles import polygon_margin
 from humanoid_balance.nodes.centroidal_balancer import CentroidalBalancerNode
-from humanoid_balance.nodes.common import RELIABLE_QOS, autostarted, stamp_seconds
+from humanoid_balance.nodes.common import LEVELS, RELIABLE_QOS, autostarted, stamp_seconds
 from humanoid_balance.nodes.contact_estimator import ContactEstimatorNode
 from humanoid_balance.nodes.loop_closure_mapper import LoopClosureMapperNode
 from humanoid_balance.nodes.mujoco_sim import MujocoSimNode
@@ -30,7 +30,8 @@ from humanoid_balance.resources import config_file
 
 __all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES"]
 
-LEVEL_NAMES = {0: "OK", 1: "WARN", 2: "ERROR", 3: "STALE"}
+LEVEL_NAMES = {value: name for name, value in LEVELS.items()}
+SEVERITY = ("OK", "WARN", "STALE", "ERROR")
 SUITE = {  # node name → (class factory, parameter file), as sim.launch.py starts them
     "mujoco_sim": (MujocoSimNode, "mujoco_sim.yaml"),
     "state_estimator": (StateEstimatorNode, "state_estimator.yaml"),
@@ -70,6 +71,7 @@ class Director(Node):
         self.now = 0.0
         self.next_report = 1.0
         self.latest = {"com": None, "margin": float("nan"), "forces": np.zeros(len(feet))}
+        self.linear_momentum = None
         self.push_publisher = self.create_publisher(WrenchStamped, "sim/push", RELIABLE_QOS)
         self.arm_publishers = {arm: self.create_publisher(JointTrajectory, f"balance/{arm}/trajectory", RELIABLE_QOS)
                                for arm in arm_joints}
@@ -83,7 +85,6 @@ class Director(Node):
             self.create_subscription(WrenchStamped, f"sim/{foot}/contact_force",
                                      lambda message, k=k: self.on_contact_force(k, message), RELIABLE_QOS)
         self.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, RELIABLE_QOS)
-        self.linear_momentum = None
 
     @property
     def done(self):
@@ -115,7 +116,7 @@ class Director(Node):
     def dance(self, stamp):
         dance = self.scenario.dance
         for arm, joints in self.arm_joints.items():
-            times, positions, velocities = dance.trajectory(joints, ARMS[arm])
+            times, positions, velocities = dance.trajectory(ARMS[arm])
             trajectory = JointTrajectory(joint_names=list(joints))
             trajectory.header.stamp = stamp
             for t, position, velocity in zip(times, positions, velocities):
@@ -161,12 +162,10 @@ class Director(Node):
             return  # start-up warnings (no data yet) are not judged
         for status in message.status:
             node = status.name.split(":")[0]
-            level = LEVEL_NAMES.get(int.from_bytes(status.level, "little") if isinstance(status.level, bytes)
-                                    else int(status.level), "ERROR")
-            worst, _ = self.recording.diagnostics.get(node, ("OK", ""))
-            keep = max((worst, level), key=list(LEVEL_NAMES.values()).index)
-            self.recording.diagnostics[node] = (keep, status.message if keep == level else
-                                                self.recording.diagnostics[node][1])
+            level = LEVEL_NAMES[status.level]
+            worst = self.recording.diagnostics.get(node, ("OK", ""))
+            if SEVERITY.index(level) >= SEVERITY.index(worst[0]):
+                self.recording.diagnostics[node] = (level, status.message)
 
 
 class Video:

@@ -24,7 +24,7 @@ class ArmDance(NamedTuple):
     frequency: float         # [Hz]
     amplitude: float         # shoulder pitch swing [rad]: from 0 to 2·amplitude and back
 
-    def trajectory(self, joints, mirror, rate=100.0):
+    def trajectory(self, mirror, rate=100.0):
         """(times from start [s], positions (k, 3) offsets, velocities (k, 3)) for [shoulder pitch, shoulder roll,
         elbow]; ``mirror`` = −1 swings the arm in antiphase with roll mirrored. Zero velocity at both ends."""
         t = np.arange(0.0, self.duration + 0.5 / rate, 1.0 / rate)

@@ -1,0 +1,44 @@
+"""The demo's metrics against analytic recordings: an exponentially decaying CoM excursion settles to 5 mm at
+τ·ln(A / 5 mm); a base that drops by more than 10 cm is a fall; a ZMP on a known square has a known margin."""
+import numpy as np
+import pytest
+
+from humanoid_balance.demo.report import Recording, metrics, write_report
+from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
+
+SCENARIO = Scenario("analytic", 6.0, 0.5, (Push(1.0, "base_link", (0.0, 50.0, 0.0), "push"),),
+                    ArmDance(4.0, 2.0, 0.5, 0.5))
+AMPLITUDE, TAU = 0.03, 0.4  # [m], [s]
+
+
+def recording(base_drop=0.0):
+    record = Recording()
+    record.polygon = np.array([[-0.1, -0.1, 0.0], [0.1, -0.1, 0.0], [0.1, 0.1, 0.0], [-0.1, 0.1, 0.0]])
+    for t in np.arange(0.0, SCENARIO.duration, 0.002):
+        lateral = AMPLITUDE * np.exp(-(t - 1.0) / TAU) if 1.0 <= t < 4.0 else 0.0
+        record.add("base", t, 0.9 - (base_drop if t > 5.0 else 0.0))
+        record.add("com", t, 0.0, lateral, 0.8)
+        record.add("zmp", t, 0.02, lateral)
+        record.add("zmp_margin", t, 0.1 - abs(lateral))
+        record.add("foot_forces", t, 250.0, 250.0)
+        record.add("momentum", t, 0.0, 50.0 * lateral, 0.0, 0.0, 0.0, 0.0)
+    record.diagnostics = {"state_estimator": ("OK", "estimating")}
+    return record
+
+
+def test_push_recovery_and_verdict():
+    figures = metrics(recording(), SCENARIO, wall_time=12.0, push_duration=0.1)
+    push, = figures["pushes"]
+    assert push["impulse [N·s]"] == pytest.approx(5.0)
+    assert push["CoM peak excursion [m]"] == pytest.approx(AMPLITUDE)
+    assert push["settling time to 5 mm [s]"] == pytest.approx(TAU * np.log(AMPLITUDE / 0.005), abs=0.002)
+    assert figures["smallest ZMP margin inside the support polygon [m]"] == pytest.approx(0.1 - AMPLITUDE)
+    assert figures["real-time factor"] == pytest.approx(0.5, abs=1e-3)
+    assert not figures["fell"] and figures["success"]
+
+
+def test_a_dropped_base_is_a_fall(tmp_path):
+    figures = metrics(recording(base_drop=0.2), SCENARIO, wall_time=12.0, push_duration=0.1)
+    assert figures["fell"] and not figures["success"]
+    paths = write_report(tmp_path, recording(base_drop=0.2), SCENARIO, figures, ("left_foot", "right_foot"))
+    assert all(path.stat().st_size > 0 for path in paths)
