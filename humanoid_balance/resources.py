@@ -18,22 +18,29 @@ def _ament_share():
         return None
 
 
-def robot_files(name=DEFAULT_ROBOT):
-    """(URDF, loop-closure YAML or None) of a robot shipped with the package."""
+def _shipped(relative):
+    """The first existing ``relative`` path under the source tree, then the ament share; None if neither."""
     for root in (SOURCE_ROOT, None):
         root = root or _ament_share()
-        if root is not None and (root / "urdf" / f"{name}.urdf").is_file():
-            loops = root / "config" / f"{name}.loops.yaml"
-            return root / "urdf" / f"{name}.urdf", loops if loops.is_file() else None
-    raise FileNotFoundError(f"robot '{name}' is not shipped with humanoid_balance (looked in {SOURCE_ROOT}/urdf "
-                            "and the ament index)")
+        if root is not None and (root / relative).is_file():
+            return root / relative
+    return None
+
+
+def robot_files(name=DEFAULT_ROBOT):
+    """(URDF, loop-closure YAML or None) of a robot shipped with the package."""
+    urdf = _shipped(Path("urdf") / f"{name}.urdf")
+    if urdf is None:
+        raise FileNotFoundError(f"robot '{name}' is not shipped with humanoid_balance (looked in "
+                                f"{SOURCE_ROOT}/urdf and the ament index)")
+    loops = urdf.parents[1] / "config" / f"{name}.loops.yaml"
+    return urdf, loops if loops.is_file() else None
 
 
 def config_file(name):
     """A parameter file of config/ (e.g. ``state_estimator.yaml``), as the launch files use it."""
-    for root in (SOURCE_ROOT, None):
-        root = root or _ament_share()
-        if root is not None and (root / "config" / name).is_file():
-            return root / "config" / name
-    raise FileNotFoundError(f"config/{name} is not shipped with humanoid_balance (looked in {SOURCE_ROOT}/config "
-                            "and the ament index)")
+    path = _shipped(Path("config") / name)
+    if path is None:
+        raise FileNotFoundError(f"config/{name} is not shipped with humanoid_balance (looked in "
+                                f"{SOURCE_ROOT}/config and the ament index)")
+    return path
