@@ -48,14 +48,14 @@ SIMULATION_OVERRIDES = {  # what sim.launch.py passes on top of the files: the p
 ARMS = {"left_arm": 1.0, "right_arm": -1.0}  # swing sign: the arms dance in antiphase
 
 
-def build_suite(extra_arguments=()):
-    """The five nodes, each with its parameter file and the simulation overrides."""
-    nodes = []
+def build_suite():
+    """The five nodes by name, each with its parameter file and the simulation overrides."""
+    nodes = {}
     for name, (factory, parameter_file) in SUITE.items():
         arguments = ["--ros-args", "--params-file", str(config_file(parameter_file))]
         for override in SIMULATION_OVERRIDES.get(name, []):
             arguments += ["-p", override]
-        nodes.append(factory(cli_args=arguments + list(extra_arguments)))
+        nodes[name] = factory(cli_args=arguments)
     return nodes
 
 
@@ -213,16 +213,15 @@ class Video:
 def run_demo(scenario, output, video=None, wall_timeout=None, progress=print):
     """Run ``scenario``; write the report folder ``output``; return (exit code, metrics, written paths)."""
     rclpy.init(args=["--ros-args", "--log-level", "warn"])
-    nodes = []
+    nodes = {}
     try:
         nodes = build_suite()
-        simulation, balancer = nodes[0].sim, nodes[3]
+        plant, balancer = nodes["mujoco_sim"], nodes["centroidal_balancer"]
         arm_joints = {arm: balancer.get_parameter(f"{arm}_joints").value for arm in ARMS}
-        director = Director(scenario, nodes[0].feet, arm_joints, progress)
-        nodes.append(director)
-        recorder = Video(simulation, video) if video else None
+        director = nodes["demo_director"] = Director(scenario, plant.feet, arm_joints, progress)
+        recorder = Video(plant.sim, video) if video else None
         executor = SingleThreadedExecutor()
-        for node in nodes:
+        for node in nodes.values():
             executor.add_node(node)
         progress(f"humanoid_balance demo: {scenario.name} scenario, {scenario.duration:g} s simulated, "
                  "MuJoCo plant in lockstep with state_estimator → contact_estimator → centroidal_balancer → "
@@ -237,7 +236,7 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=print):
             if recorder is not None:
                 recorder.capture()
         wall = time.monotonic() - started
-        figures = metrics(director.recording, scenario, wall, nodes[0].push_duration)
+        figures = metrics(director.recording, scenario, wall, plant.push_duration)
         paths = write_report(output, director.recording, scenario, figures, director.feet)
         if recorder is not None and recorder.frames:
             paths.append(recorder.save())
@@ -245,7 +244,7 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=print):
     except (KeyboardInterrupt, ExternalShutdownException):
         return 130, None, []
     finally:
-        for node in nodes:
+        for node in nodes.values():
             node.destroy_node()
         rclpy.try_shutdown()
 
