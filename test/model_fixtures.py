@@ -10,6 +10,7 @@ DATA = Path(__file__).resolve().parent / "data"
 ROBOT_FILES = {
     "crank_slider": (DATA / "crank_slider.urdf", DATA / "crank_slider.loops.yaml"),
     "kangaroo_like": (REPO / "urdf" / "kangaroo_like.urdf", REPO / "config" / "kangaroo_like.loops.yaml"),
+    "mahru": (REPO / "urdf" / "mahru.urdf", None),
 }
 
 

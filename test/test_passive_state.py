@@ -33,3 +33,15 @@ def test_tracks_sinusoidal_actuators_on_the_constraint_manifold(name):
             assert state.residual_norm < 1e-6
             assert np.all(np.abs(state.q[robot.actuated_q] - exact[robot.actuated_q]) < 3e-5 * amplitude)
             assert np.abs(state.q[robot.passive_q] - exact[robot.passive_q]).max() < 1e-4
+
+
+def test_serial_robot_has_nothing_passive_and_follows_its_encoders():
+    """Mahru I (no loops): the estimate is the measurement after the β correction, exactly the Euler step
+    θ_k+1 = θ_k + dt (θ̄̇ + β (θ̄ − θ_k)) of eq. 38, and the velocity is the measured one."""
+    robot, chain = load("mahru")
+    estimator = PassiveStateEstimator(chain, alpha=1000.0, beta=100.0)
+    theta, rate, dt = np.linspace(-0.2, 0.2, len(robot.actuated_names)), np.full(len(robot.actuated_names), 0.5), 1e-3
+    state = estimator.update(theta, rate, dt)
+    previous = robot.reference_q[robot.actuated_q]
+    assert np.allclose(state.q[robot.actuated_q], previous + dt * (rate + 100.0 * (theta - previous)), atol=1e-15)
+    assert np.array_equal(state.v[robot.actuated_v], rate) and state.residual_norm == 0.0

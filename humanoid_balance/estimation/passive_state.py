@@ -47,7 +47,10 @@ class PassiveStateEstimator:
         theta_a_rate = theta_a_dot + beta * (theta_a - self.q[robot.actuated_q])
         # J_m x = −J_l,u⁻¹ (J_l,a x): one LU of J_l,u for the three vectors the step needs.
         rhs = np.column_stack([lin.J_la @ theta_a_rate, lin.J_la @ theta_a_dot, lin.residual])
-        _, _, solved, info = lapack.dgesv(lin.J_lu, rhs)
+        if not len(rhs):  # a serial robot: nothing passive, the actuators are the whole state
+            solved, info = rhs, 0
+        else:
+            _, _, solved, info = lapack.dgesv(lin.J_lu, rhs)
         if info != 0:
             raise SingularConfigurationError(f"J_l,u is singular at the estimate (LAPACK dgesv info {info})",
                                              float("inf"), float("inf"))
