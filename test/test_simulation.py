@@ -1,4 +1,5 @@
 """The embedded MuJoCo plant against pinocchio on the same URDF + loops, and against Newton's laws."""
+import mujoco
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -93,3 +94,31 @@ def test_a_pure_torque_push_changes_the_angular_momentum_by_its_impulse():
     truth = sim.ground_truth()
     np.testing.assert_allclose(truth.angular_momentum, [0.0, 0.0, 0.5], atol=5e-4)
     np.testing.assert_allclose(truth.linear_momentum, 0.0, atol=5e-4)
+
+
+def test_ground_truth_zmp_is_under_the_com_when_standing_still(standing):
+    """Static equilibrium: the floor's centre of pressure is the CoM's ground projection."""
+    sim, _ = standing
+    truth = sim.ground_truth()
+    np.testing.assert_allclose(truth.zmp[:2], truth.com[:2], atol=2e-3)
+    assert abs(truth.zmp[2]) < 1e-3
+
+
+def test_joint_impedance_force_follows_its_law():
+    """force = K (q_d − q) + D (q̇_d − q̇) + τ_ff per actuator, clipped to the URDF effort limit, on Mahru I
+    started with bent knees (the reference override)."""
+    urdf, _ = ROBOT_FILES["mahru"]
+    sim = Simulation(urdf, reference={"left_knee": 0.8, "right_knee": 0.8})
+    position, velocity, _ = sim.joint_states(sim.actuators)
+    assert position[sim.actuators.index("left_knee")] == pytest.approx(0.8)
+    rng = np.random.default_rng(3)
+    target, rate, feedforward = (position + rng.uniform(-0.05, 0.05, position.size),
+                                 rng.uniform(-0.5, 0.5, position.size), rng.uniform(-20.0, 20.0, position.size))
+    sim.set_impedance_command(target, rate, feedforward)
+    sim.step(5)
+    mujoco.mj_forward(sim.model, sim.data)  # actuator forces of the current state, not the last step's start
+    position, velocity, effort = sim.joint_states(sim.actuators)
+    expected = (sim.impedance_stiffness * (target - position) + sim.impedance_damping * (rate - velocity)
+                + feedforward)
+    limit = sim.model.actuator_forcerange[:, 1]
+    np.testing.assert_allclose(effort, np.clip(expected, -limit, limit), rtol=1e-6, atol=1e-6)

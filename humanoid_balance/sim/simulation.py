@@ -2,7 +2,9 @@
 
 The actuators are driven like ros2_control's forward_command_controller targets: ``position`` commands go
 through a stiff PD drive, ``velocity`` through a damping drive, ``effort`` directly — each as MuJoCo actuator
-gain and bias (force = gain·ctrl + bias₁·q + bias₂·q̇), integrated implicitly and force-limited.
+gain and bias (force = gain·ctrl + bias₀ + bias₁·q + bias₂·q̇), integrated implicitly and force-limited. The
+``impedance`` interface takes all three at once, as a torque-controlled robot's joint impedance does:
+force = K (q_d − q) + D (q̇_d − q̇) + τ_ff.
 Units: SI; quaternions are (x, y, z, w).
 """
 from typing import NamedTuple
@@ -15,7 +17,7 @@ from humanoid_balance.sim.model import IMU_SITE, build_mujoco_model
 
 __all__ = ["Simulation", "GroundTruth", "INTERFACES"]
 
-INTERFACES = ("position", "velocity", "effort")
+INTERFACES = ("position", "velocity", "effort")  # forwarded commands; see also set_impedance_command
 
 
 class GroundTruth(NamedTuple):
@@ -29,6 +31,7 @@ class GroundTruth(NamedTuple):
     sole_forces: np.ndarray       # (feet, 3) world-frame contact force on each sole [N]
     linear_momentum: np.ndarray   # world [kg·m/s]
     angular_momentum: np.ndarray  # about the CoM, world axes [kg·m²/s]
+    zmp: np.ndarray               # centre of pressure of all floor contacts, world [m] (nan in the air)
 
 
 def _xyzw(wxyz):
@@ -43,22 +46,30 @@ class Simulation:
         stiffness, damping: (prismatic, revolute) position drive gains: [N/m, N·m/rad] and [N·s/m, N·m·s/rad].
             Ball-screw drives are stiff; a direct-drive arm joint at ball-screw gains would chatter against its
             torque limit.
+        impedance: (stiffness, damping) of the ``impedance`` interface, each (prismatic, revolute), same units:
+            a compliant joint impedance, so that the feed-forward efforts do the balancing.
+        reference: joint name → starting value [rad or m], overriding the robot's reference configuration (e.g.
+            bent knees for a serial robot, whose reference is its zero configuration).
     """
 
     def __init__(self, urdf_path, loops_path=None, soles=("left_sole", "right_sole"), force_torque_sensors=False,
-                 timestep=0.0005, friction=1.0, stiffness=(2e5, 1e4), damping=(2e3, 100.0)):
+                 timestep=0.0005, friction=1.0, stiffness=(2e5, 1e4), damping=(2e3, 100.0),
+                 impedance=((2e4, 50.0), (200.0, 3.0)), reference=None):
         self.model, _ = build_mujoco_model(urdf_path, loops_path, soles, friction, force_torque_sensors, timestep)
         self.data = mujoco.MjData(self.model)
         self.soles = tuple(soles)
         self.sole_bodies = [self.model.body(sole).id for sole in self.soles]
         self.foot_bodies = [int(self.model.body(sole).parentid[0]) for sole in self.soles]  # the link carrying the box
+        self.floor = self.model.geom("floor").id
         self.actuators = [self.model.actuator(i).name for i in range(self.model.nu)]
         self.actuator_qpos = np.array([self.model.joint(name).qposadr[0] for name in self.actuators])
         robot = load_robot(urdf_path, loops_path)
         self.reference = {name: float(robot.reference_q[robot.joint_q_index(name)]) for name in robot.joint_names}
+        self.reference.update(reference or {})
         revolute = np.array([self.model.jnt_type[self.model.actuator_trnid[i, 0]] == mujoco.mjtJoint.mjJNT_HINGE
                              for i in range(self.model.nu)], dtype=int)
         self.stiffness, self.damping = np.take(stiffness, revolute), np.take(damping, revolute)
+        self.impedance_stiffness, self.impedance_damping = (np.take(gains, revolute) for gains in impedance)
         self.interface = None
         self.push_until, self.push_body = -1.0, None
         self.reset()
@@ -98,6 +109,19 @@ class Simulation:
             self.interface = interface
         self.data.ctrl[:] = values
 
+    def set_impedance_command(self, position, velocity, effort):
+        """Joint impedance for every actuator: force = K (q_d − q) + D (q̇_d − q̇) + τ_ff, clipped to the force
+        limit; K and D are the ``impedance`` gains [N/m, N·m/rad; N·s/m, N·m·s/rad], τ_ff [N, N·m]."""
+        position, velocity, effort = (np.asarray(values, dtype=float) for values in (position, velocity, effort))
+        for values in (position, velocity, effort):
+            if values.shape != (len(self.actuators),):
+                raise ValueError(f"{len(values)} values for {len(self.actuators)} actuators")
+        self.model.actuator_gainprm[:, 0] = self.impedance_stiffness
+        self.model.actuator_biasprm[:, :3] = np.column_stack([effort + self.impedance_damping * velocity,
+                                                              -self.impedance_stiffness, -self.impedance_damping])
+        self.interface = "impedance"
+        self.data.ctrl[:] = position
+
     def push(self, body, force, torque=(0.0, 0.0, 0.0), duration=0.1):
         """Apply a world-frame wrench [N, N·m] at ``body``'s centre of mass for ``duration`` [s]."""
         self.data.xfrc_applied[:] = 0.0
@@ -134,23 +158,29 @@ class Simulation:
         return frame, -np.r_[self.data.sensor(f"{sole}_force").data, self.data.sensor(f"{sole}_torque").data]
 
     def ground_truth(self):
-        """Base pose and twist, CoM and sole contact forces, all at the current state (MuJoCo's own buffers
+        """Base pose and twist, CoM, sole contact forces and the ZMP (Σ pᵢ fᵢ / Σ fᵢ over the floor contacts: on
+        a flat floor the point where the contact moments have no horizontal part), all at the current state (MuJoCo's own buffers
         lag one step behind after mj_step, so the forward pass is recomputed here)."""
         mujoco.mj_forward(self.model, self.data)
         mujoco.mj_subtreeVel(self.model, self.data)
         root = int(self.model.jnt_bodyid[0])
         sole_forces = np.zeros((len(self.soles), 3))
         wrench = np.zeros(6)
+        pressure, normal_force = np.zeros(3), 0.0
         for i in range(self.data.ncon):
             contact = self.data.contact[i]
             bodies = (self.model.geom_bodyid[contact.geom1], self.model.geom_bodyid[contact.geom2])
+            mujoco.mj_contactForce(self.model, self.data, i, wrench)
+            if self.floor in (contact.geom1, contact.geom2):  # its normal force is vertical
+                pressure += wrench[0] * contact.pos
+                normal_force += wrench[0]
             for foot, body in enumerate(self.foot_bodies):
                 if body in bodies:
-                    mujoco.mj_contactForce(self.model, self.data, i, wrench)
                     force = contact.frame.reshape(3, 3).T @ wrench[:3]  # contact frame → world
                     sole_forces[foot] += force if bodies[1] == body else -force
         com_velocity = self.data.subtree_linvel[root].copy()
         return GroundTruth(self.time, self.data.qpos[:3].copy(), _xyzw(self.data.qpos[3:7]),
                            self.data.qvel[:3].copy(), self.data.qvel[3:6].copy(),
                            self.data.subtree_com[root].copy(), com_velocity, sole_forces,
-                           self.model.body_subtreemass[root] * com_velocity, self.data.subtree_angmom[root].copy())
+                           self.model.body_subtreemass[root] * com_velocity, self.data.subtree_angmom[root].copy(),
+                           pressure / normal_force if normal_force > 0.0 else np.full(3, np.nan))
