@@ -1,10 +1,13 @@
 """Locate the robot and parameter files shipped with the package (source tree, pip install or ament share)."""
+import sysconfig
 from pathlib import Path
 
-__all__ = ["DEFAULT_ROBOT", "robot_files", "config_file"]
+__all__ = ["DEFAULT_ROBOT", "TALOS_URDF", "robot_files", "config_file"]
 
 DEFAULT_ROBOT = "kangaroo_like"
 SOURCE_ROOT = Path(__file__).resolve().parents[1]
+TALOS_URDF = (Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix/share/example-robot-data/robots/talos_data"
+              / "robots/talos_reduced.urdf")  # a reference robot: pip install example-robot-data
 
 
 def _ament_share():

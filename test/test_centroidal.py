@@ -1,15 +1,11 @@
 """Centroidal quantities against pinocchio on serial models, finite differences and first principles."""
-from pathlib import Path
-import sysconfig
-
 import numpy as np
 import pinocchio as pin
 import pytest
 
 from humanoid_balance.model import Centroidal, ClosedChain, load_robot
+from humanoid_balance.resources import TALOS_URDF as TALOS
 from model_fixtures import DATA, closed_configuration, load
-
-TALOS = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix/share/example-robot-data/robots/talos_data/robots/talos_reduced.urdf"
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +106,25 @@ def test_cartesian_inertia_and_camm_of_an_analytic_robot():
     for axis in (1, 2, 3, 4):
         assert Lambda[axis, axis] == pytest.approx(1 / epsilon)
     np.testing.assert_allclose(centroidal.camm_axis_norms(q), [0.0, 0.0, 0.02], atol=1e-12)
+
+
+def test_camm_in_output_coordinates_against_closing_the_loops_by_newton(kangaroo):
+    """Each output-coordinate CAMM column is the angular momentum of a unit output rate: central differences
+    of the configuration the mapper closes by Newton for outputs ± δ, through pinocchio's serial CMM."""
+    from humanoid_balance.mapping.actuator_map import ActuatorMap
+
+    robot, chain, centroidal = kangaroo
+    q = robot.reference_q
+    outputs, delta = q[robot.output_q], 1e-6
+    A_tree = pin.computeCentroidalMap(robot.model, robot.model.createData(), q)
+    columns = []
+    for k in range(len(outputs)):
+        closed = []
+        for sign in (1.0, -1.0):
+            mapper = ActuatorMap(robot)
+            mapper.q = q.copy()
+            mapper.positions(outputs + sign * delta * np.eye(len(outputs))[k])
+            closed.append(mapper.q)
+        columns.append(A_tree[3:] @ pin.difference(robot.model, closed[1], closed[0]) / (2 * delta))
+    expected = np.linalg.norm(np.array(columns).T, axis=1)
+    np.testing.assert_allclose(centroidal.camm_axis_norms(q, outputs=True), expected, rtol=1e-5)

@@ -89,10 +89,17 @@ class Centroidal:
         J = J[:, b:] @ G_joint  # (6, na)
         return np.linalg.inv(J @ np.linalg.solve(M_joint, J.T) + epsilon * np.eye(6))
 
-    def camm_axis_norms(self, q):
+    def camm_axis_norms(self, q, outputs=False):
         """‖row x, y, z of the centroidal angular momentum matrix‖ over the joint columns (Kangaroo eqs. 33–34).
 
+        In actuated coordinates, or with ``outputs`` in the serial-equivalent output rates [rad/s] (A T, T of
+        eq. 22): the coordinates in which a closed-chain robot compares with a serial one, whose columns are
+        revolute joints — a ball-screw column per m/s would weigh some twenty times its joint's rad/s.
         The index γ_j of eq. 34 is the ratio of these norms between two robots.
         """
         b = self.robot.base_nv
-        return np.linalg.norm(self.centroidal_momentum_matrix(q)[3:, b:], axis=1)
+        if outputs:
+            A = pin.computeCentroidalMap(self.model, self.data, q) @ self.chain.output_velocity_map(q)
+        else:
+            A = self.centroidal_momentum_matrix(q)
+        return np.linalg.norm(A[3:, b:], axis=1)
