@@ -8,49 +8,25 @@ model update and inverse dynamics. Target: ≤ 0.10 ms.
 Run: .venv/bin/python benchmarks/bench_model.py
 """
 import platform
-import statistics
-import time
 from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 
-from humanoid_balance.estimation import PassiveStateEstimator
+from humanoid_balance.bench.estimator import estimator_step_seconds, median_seconds
 from humanoid_balance.model import ClosedChain, load_robot
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def median_seconds(function, iterations, warmup=200):
-    for _ in range(warmup):
-        function()
-    samples = []
-    for _ in range(iterations):
-        start = time.perf_counter()
-        function()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
 def main(iterations=3000):
     robot = load_robot(REPO / "urdf/kangaroo_like.urdf", REPO / "config/kangaroo_like.loops.yaml")
     chain = ClosedChain(robot)
-    estimator = PassiveStateEstimator(chain)
-    lower, upper = robot.position_limits(robot.actuated_names)
-    centre, amplitude = robot.reference_q[robot.actuated_q], 0.3 * (upper - lower) / 2
-    dt = 1e-3
-    tick = [0]
-
-    def estimator_step():
-        t = tick[0] * dt
-        tick[0] += 1
-        estimator.update(centre + amplitude * np.sin(2 * np.pi * t), amplitude * 2 * np.pi * np.cos(2 * np.pi * t), dt)
-
     q = robot.reference_q
     data = robot.model.createData()
     crba = median_seconds(lambda: pin.crba(robot.model, data, q), iterations)
     linearize = median_seconds(lambda: chain.linearize(q), iterations)
-    step = median_seconds(estimator_step, iterations)
+    step = estimator_step_seconds(robot, iterations)
 
     rows = [
         ("pinocchio crba (reference)", crba, "—"),

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from humanoid_balance import __version__
+from humanoid_balance.bench import EXPERIMENTS
 from humanoid_balance.resources import DEFAULT_ROBOT
 
 
@@ -82,7 +83,31 @@ def build_parser():
     demo.add_argument("--output", type=Path, default=Path("demo_report"),
                       help="report folder: PNG plots and metrics.json (default ./demo_report)")
     demo.add_argument("--video", type=Path, help="also render the run offscreen to this .gif or .mp4 (MP4 needs ffmpeg)")
+    bench = commands.add_parser("bench", help="run the papers' experiments in the embedded simulation; print the "
+                                "table and write BENCHMARKS.md")
+    bench.add_argument("experiments", nargs="*", metavar="EXPERIMENT",
+                       help="some of: " + ", ".join(EXPERIMENTS) + " (default: all)")
+    bench.add_argument("--smoke", action="store_true", help="short runs, as in CI")
+    bench.add_argument("--output", type=Path, default=Path("BENCHMARKS.md"),
+                       help="Markdown file to write (default ./BENCHMARKS.md)")
+    bench.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     return parser
+
+
+def bench(experiments, smoke, output, strict):
+    """The benchmark table; returns the exit code (1: an experiment failed to run, or a target missed under
+    --strict)."""
+    unknown = [name for name in experiments if name not in EXPERIMENTS]
+    if unknown:
+        print(f"error: unknown experiment(s) {unknown}; choose from {list(EXPERIMENTS)}", file=sys.stderr)
+        return 2
+    from humanoid_balance.bench import run_benchmarks
+
+    results = run_benchmarks(experiments or list(EXPERIMENTS), smoke=smoke, output=output)
+    crashed = any(r.measured.startswith("error:") for r in results)
+    missed = [f"{r.experiment}: {r.quantity}" for r in results if r.met is False]
+    print(f"\n{len(results) - len(missed)} of {len(results)} rows meet their target or only report; wrote {output}")
+    return 1 if crashed or (strict and missed) else 0
 
 
 def demo(scenario, output, video=None):
@@ -108,6 +133,8 @@ def main(argv=None):
         return check_model(args.urdf, args.loops, samples=args.samples)
     if args.command == "demo":
         return demo(args.scenario, args.output, args.video)
+    if args.command == "bench":
+        return bench(args.experiments, args.smoke, args.output, args.strict)
     parser.print_help()
     return 0
 

@@ -180,11 +180,13 @@ class Balancer:
         com_velocity = pin.jacobianCenterOfMass(self.model, self.data, state.q, False) @ state.v
         phase = self.schedule.update(bool(active), com[2], com_velocity[2])
         z_ref = state.com_reference[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
-        f_z = vertical_force(self.mass, phase.impedance, z_ref, com[2], 0.0, com_velocity[2], bool(active),
-                             config.f_min)
-        zmp_ref = np.r_[state.com_reference[:2], 0.0 if state.zmp is None else state.zmp[2]]
         if self.srv is None:
             self.srv = com_velocity.copy()
+        # ż_G of eq. 8 is the SRV's: on position drives it is the COG velocity being commanded, and damping the
+        # estimated one instead (differentiated leg kinematics, a tick late) made standing bounce off the floor
+        f_z = vertical_force(self.mass, phase.impedance, z_ref, com[2], 0.0, self.srv[2], bool(active),
+                             config.f_min)
+        zmp_ref = np.r_[state.com_reference[:2], 0.0 if state.zmp is None else state.zmp[2]]
         if active:  # eqs. 16–19 integrated into the strict referential velocity
             self.srv = self.srv + dt * cog_reference_acceleration(self.mass, com, zmp_ref, f_z)
         pin.computeJointJacobians(self.model, self.data, state.q)

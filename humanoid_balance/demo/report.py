@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after selecting the headless backend)
 import numpy as np  # noqa: E402
 
-__all__ = ["Recording", "metrics", "write_report", "FALL_DROP", "SETTLED_WITHIN"]
+__all__ = ["Recording", "metrics", "recovery", "write_report", "FALL_DROP", "SETTLED_WITHIN"]
 
 FALL_DROP = 0.10        # the base more than this below its standing height: fallen [m]
 SETTLED_WITHIN = 0.005  # a push is recovered once the CoM stays this close to where it stood [m]
@@ -39,8 +39,9 @@ def _window(series, start, end):
     return series[(series[:, 0] >= start) & (series[:, 0] < end)]
 
 
-def _recovery(com, push_time, end, baseline):
-    """Peak horizontal CoM excursion after a push [m] and the time it takes to stay within SETTLED_WITHIN [s]."""
+def recovery(com, push_time, end, baseline):
+    """Peak horizontal CoM excursion after a push [m] and the time it takes to stay within SETTLED_WITHIN [s];
+    ``com`` rows are (t, x, y, ...), ``baseline`` the (x, y) it stood at."""
     after = _window(com, push_time, end)
     if not len(after):
         return float("nan"), float("nan")
@@ -64,7 +65,7 @@ def metrics(recording, scenario, wall_time, push_duration):
     for push in scenario.pushes:
         end = next(e for s, e, _ in phases if s == push.time)
         before = _window(com, push.time - 0.3, push.time)[:, 1:3].mean(axis=0)
-        peak, settle = _recovery(com, push.time, end, before)
+        peak, settle = recovery(com, push.time, end, before)
         impulse = float(np.linalg.norm(push.force)) * push_duration
         pushes.append({"label": push.label, "time [s]": push.time, "impulse [N·s]": impulse,
                        "CoM peak excursion [m]": peak, "settling time to 5 mm [s]": settle})

@@ -1,0 +1,48 @@
+"""``humanoid-balance bench``: the papers' headline experiments in the embedded simulation (issue 9).
+
+Each experiment module has ``run(smoke) -> [Result]`` and a ``NOTE`` on how it is run; :func:`run_benchmarks`
+runs the chosen ones, prints one table (paper figure, our target, measured) and writes BENCHMARKS.md with the
+machine's description. ``smoke`` runs each briefly, for CI.
+"""
+import importlib
+import sys
+import time
+
+from humanoid_balance.bench.results import Result, benchmarks_markdown, format_table, machine_info
+
+__all__ = ["EXPERIMENTS", "run_benchmarks"]
+
+EXPERIMENTS = {  # name → module, in the issue's order
+    "push": "push_recovery",
+    "dance": "dancing_arms",
+    "jump": "viip_jump",
+    "estimator": "estimator",
+    "wrench": "wrench_estimation",
+    "inertia": "inertia_comparison",
+    "dds": "dds_loop",
+}
+
+
+def run_benchmarks(names, smoke=False, output=None, command="humanoid-balance bench", progress=print):
+    """Run the named experiments; print the table, write ``output`` (Markdown) if given; returns the rows.
+
+    An experiment that raises becomes one row saying so (met: no), so one failure does not hide the others.
+    """
+    results, notes = [], []
+    for name in names:
+        module = importlib.import_module(f"humanoid_balance.bench.{EXPERIMENTS[name]}")
+        start = time.perf_counter()
+        progress(f"[bench] {name} …", file=sys.stderr)
+        try:
+            rows = module.run(smoke=smoke)
+        except Exception as error:  # noqa: BLE001 — reported in the table, with its type and message
+            rows = [Result(name, "experiment", "—", "runs", f"error: {type(error).__name__}: {error}", False)]
+        progress(f"[bench] {name}: {time.perf_counter() - start:.0f} s", file=sys.stderr)
+        results += rows
+        notes.append(module.NOTE)
+    table = format_table(results)
+    progress(table)
+    if output is not None:
+        output.write_text(benchmarks_markdown(results, machine_info(), command + (" --smoke" if smoke else ""),
+                                              notes))
+    return results

@@ -1,0 +1,118 @@
+"""The suite's cores in one Python loop around the embedded plant, without ROS (benchmark experiments 1–3, 5).
+
+Each control tick does what the four nodes do, in the same order and with the same classes:
+plant sensors → :class:`RobotStateEstimator` → :class:`ContactEstimator` (actuator forces) → :class:`Balancer`
+→ :class:`ActuatorMap` → plant drives. Leaving DDS out makes the loop deterministic and the physics the only
+thing measured; experiment 7 measures the same chain over DDS. Ground truth comes from the plant. Units: SI.
+"""
+from typing import NamedTuple
+
+import numpy as np
+
+from humanoid_balance.control.balancer import Balancer, BalancerConfig, BalancerState, Foot
+from humanoid_balance.control.embedded_motion import J_BUSY, Section
+from humanoid_balance.estimation import ImuSample, RobotStateEstimator
+from humanoid_balance.estimation.contact_state import ContactEstimator
+from humanoid_balance.estimation.contact_wrench import CONTACT
+from humanoid_balance.mapping.actuator_map import ActuatorMap
+from humanoid_balance.model import ClosureError, SingularConfigurationError, load_robot
+from humanoid_balance.sim import Simulation
+
+__all__ = ["LEG", "MAHRU_STANCE", "Sample", "ClosedLoop"]
+
+LEG = ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")
+SIDES = ("left", "right")
+FALL_DROP = 0.15   # a base this far below its start has fallen [m]
+MAHRU_STANCE = {f"{side}_{joint}": angle for side in SIDES  # bent knees, as the balancer benchmark's [rad]
+                for joint, angle in (("hip_pitch", -0.4), ("knee", 0.8), ("ankle_pitch", -0.4))}
+
+
+class Sample(NamedTuple):
+    """One control tick: ground truth from the plant and what the suite estimated and commanded."""
+
+    time: float               # [s]
+    com: np.ndarray           # ground-truth CoM, world [m]
+    base_height: float        # [m]
+    soles: np.ndarray         # (2, 3) ground-truth sole frame positions, world [m]
+    sole_forces: np.ndarray   # (2, 3) ground-truth contact forces, world [N]
+    true_zmp: np.ndarray      # ground-truth ZMP of the floor contacts, world [m]
+    zmp: np.ndarray           # estimated ZMP, world [m] (nan when unknown)
+    estimated_wrenches: np.ndarray  # (2, 6) estimated sole wrenches, sole frames [N, N·m] (nan when unknown)
+    contacts: tuple           # estimated contact per foot
+    zmp_margin: float         # estimated ZMP inside the support polygon [m]
+    phase: str                # the balancer's vertical phase (viip) or "n/a"
+    q: np.ndarray             # the estimated configuration the command was computed from
+    efforts: np.ndarray       # measured actuator efforts, robot.actuated_names order [N, N·m]
+
+
+class ClosedLoop:
+    """Plant and suite on one robot.
+
+    Args:
+        urdf, loops: the robot files (loops None for a serial robot).
+        mode: the balancer's mode (``kinematic`` | ``momentum`` | ``viip``).
+        arms: J-busy arm sections as (name, joints, end frame), driven by :meth:`tick`'s ``arm_rates``.
+        impedance: send position, velocity and effort through the plant's joint impedance (momentum mode on a
+            torque-controlled robot) instead of position targets to stiff drives.
+        reference: joint → starting value for the plant (see :class:`Simulation`).
+        period: control period [s]; the plant steps its own timestep in between.
+        config: extra :class:`BalancerConfig` fields.
+    """
+
+    def __init__(self, urdf, loops=None, mode="kinematic", arms=(), impedance=False, reference=None, period=0.002,
+                 **config):
+        self.sim = Simulation(urdf, loops, reference=reference)
+        self.robot = load_robot(urdf, loops, floating_base=True)
+        fixed_base = load_robot(urdf, loops)
+        self.soles = tuple(f"{side}_sole" for side in SIDES)
+        self.estimator = RobotStateEstimator(fixed_base, self.soles)
+        self.contact = ContactEstimator(self.robot, self.soles, mode="actuator_forces", sample_rate=1.0 / period)
+        feet = tuple(Foot(f"{side}_foot", f"{side}_sole", tuple(f"{side}_{joint}" for joint in LEG))
+                     for side in SIDES)
+        sections = [Section(name, tuple(joints), end, J_BUSY) for name, joints, end in arms]
+        self.balancer = Balancer(self.robot, BalancerConfig(mode=mode, feet=feet, **config), sections)
+        self.mapper = ActuatorMap(self.robot)
+        self.impedance = impedance
+        self.period = period
+        self.steps = max(1, round(period / self.sim.model.opt.timestep))
+        self.actuated = list(self.robot.actuated_names)
+        self.to_plant = np.array([self.actuated.index(name) for name in self.sim.actuators])
+        self.com_reference = None
+        self.refusals = 0         # commands the mapper could not realise
+        self.start_height = self.sim.ground_truth().base_position[2]
+
+    def tick(self, arm_rates=None, com_offset=(0.0, 0.0, 0.0)):
+        """Step the plant one control period, run the suite on its sensors, send the command; returns a
+        :class:`Sample`. ``arm_rates``: arm section → joint rates [rad/s]; ``com_offset``: added to the CoM
+        reference, which is the CoM of the first tick [m]."""
+        sim = self.sim
+        sim.step(self.steps)
+        position, velocity, effort = sim.joint_states(self.actuated)
+        quaternion, gyro, _ = sim.imu()
+        state = self.estimator.update(position, velocity, sim.time, ImuSample(quaternion, gyro))
+        base = state.base
+        q = np.r_[base.position, base.quaternion_xyzw, state.q]
+        v = np.r_[base.rotation.T @ base.linear_velocity, base.angular_velocity, state.v]
+        contact = self.contact.update(q, actuator_efforts=effort)
+        if self.com_reference is None:
+            self.com_reference = self.balancer.centroidal.com(q)
+        contacts = tuple(foot.state == CONTACT for foot in contact.feet)
+        command = self.balancer.update(BalancerState(q, v, contacts, contact.zmp, self.com_reference + com_offset,
+                                                     arm_rates or {}), self.period)
+        try:
+            actuators = self.mapper.update(command.position, command.velocity, command.effort)
+        except (ClosureError, SingularConfigurationError):  # as the mapper node: keep the last safe command
+            self.refusals += 1
+        else:
+            if self.impedance:
+                sim.set_impedance_command(*(values[self.to_plant] for values in actuators[:3]))
+            else:
+                sim.set_command("position", actuators.position[self.to_plant])
+        truth = sim.ground_truth()
+        wrenches = np.array([np.full(6, np.nan) if foot.wrench is None else foot.wrench for foot in contact.feet])
+        return Sample(sim.time, truth.com, float(truth.base_position[2]), sim.data.xpos[sim.sole_bodies].copy(),
+                      truth.sole_forces, truth.zmp, np.full(3, np.nan) if contact.zmp is None else contact.zmp, wrenches,
+                      contacts, command.status["ZMP margin [m]"], command.status["vertical phase"], q, effort)
+
+    def fallen(self, sample):
+        return sample.base_height < self.start_height - FALL_DROP
