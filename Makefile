@@ -30,6 +30,7 @@ test: venv
 	$(BIN)/python -m pytest
 
 bench: venv
+	$(BIN)/humanoid-balance bench --output BENCHMARKS.md
 	for bench in benchmarks/bench_*.py; do $(BIN)/python $$bench; done
 
 clean:
