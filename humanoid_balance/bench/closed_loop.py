@@ -38,9 +38,6 @@ class Sample(NamedTuple):
     true_zmp: np.ndarray      # ground-truth ZMP of the floor contacts, world [m]
     zmp: np.ndarray           # estimated ZMP, world [m] (nan when unknown)
     estimated_wrenches: np.ndarray  # (2, 6) estimated sole wrenches, sole frames [N, N·m] (nan when unknown)
-    contacts: tuple           # estimated contact per foot
-    zmp_margin: float         # estimated ZMP inside the support polygon [m]
-    phase: str                # the balancer's vertical phase (viip) or "n/a"
     q: np.ndarray             # the estimated configuration the command was computed from
     efforts: np.ndarray       # measured actuator efforts, robot.actuated_names order [N, N·m]
 
@@ -112,7 +109,7 @@ class ClosedLoop:
         wrenches = np.array([np.full(6, np.nan) if foot.wrench is None else foot.wrench for foot in contact.feet])
         return Sample(sim.time, truth.com, float(truth.base_position[2]), sim.data.xpos[sim.sole_bodies].copy(),
                       truth.sole_forces, truth.zmp, np.full(3, np.nan) if contact.zmp is None else contact.zmp, wrenches,
-                      contacts, command.status["ZMP margin [m]"], command.status["vertical phase"], q, effort)
+                      q, effort)
 
     def fallen(self, sample):
         return sample.base_height < self.start_height - FALL_DROP

@@ -39,11 +39,8 @@ def jump():
     z_0 = standing.mean()
     airborne = np.flatnonzero((time >= JUMP_AT) & (normal <= 0.0))
     apex = float(height[time >= JUMP_AT].max() - z_0)
-    landing = float("nan")
-    if len(airborne):
-        touchdown = next((k for k in range(airborne[0], len(time)) if normal[k] > 0.0 and k > airborne[-1]), None)
-        if touchdown is not None:
-            landing = float(height[touchdown] - height[touchdown:].min())
+    touchdown = airborne[-1] + 1 if len(airborne) else len(time)  # the first tick on the floor after the last aloft
+    landing = float(height[touchdown] - height[touchdown:].min()) if touchdown < len(time) else float("nan")
     return (float(np.abs(standing - z_0).max()), apex, landing, (config.jump_height, config.stoop_depth), fell,
             loop.refusals)
 
