@@ -41,10 +41,10 @@ class PushOutcome(NamedTuple):
 
 def push_mahru(impulse, feedback=True):
     """Push Mahru I sideways at the pelvis with ``impulse`` [N·s] and watch it for 3 s."""
-    loop = ClosedLoop(*robot_files("mahru"), mode="momentum", impedance=True, reference=MAHRU_STANCE)
+    gains = BalancerConfig().momentum
     if not feedback:
-        gains = BalancerConfig().momentum
-        loop.balancer.config.momentum = gains._replace(K_P=0 * gains.K_P, K_D=0 * gains.K_D)
+        gains = gains._replace(K_P=0 * gains.K_P, K_D=0 * gains.K_D)
+    loop = ClosedLoop(*robot_files("mahru"), mode="momentum", impedance=True, reference=MAHRU_STANCE, momentum=gains)
     com, soles_before, fell = [], None, False
     while loop.sim.time < PUSH_TIME + OBSERVED and not fell:
         if soles_before is None and loop.sim.time >= PUSH_TIME - 1e-9:
