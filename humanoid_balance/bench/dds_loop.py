@@ -52,7 +52,6 @@ SECONDS, WARM_UP = 10.0, 2.0                             # measurement and warm-
 SMOKE_RATE, SMOKE_SECONDS, SMOKE_WARM_UP = 500, 3.0, 1.0
 START_TIMEOUT = 90.0                                     # for the nodes to come up, then for the first command [s]
 DRAIN = 1.0                                              # spun after the window for the last commands to arrive [s]
-
 MIN_RATE_FRACTION = 0.95                                 # achieved / commanded rate that counts as sustained
 BIN = Path(sys.executable).parent
 SUITE = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")

@@ -3,9 +3,10 @@
 χ_j = ‖λ_TALOS,j‖ / ‖λ_K,j‖ over the columns of the equivalent Cartesian inertia at the left sole, base fixed,
 ε = 1e-5 (eq. 31), split into its linear and angular blocks; γ_j = the same ratio over the x, y, z rows of the
 centroidal angular momentum matrix's joint columns, kangaroo_like's in its serial-equivalent output rates
-(rad/s, as TALOS's joints; in ball-screw m/s its columns would weigh some twenty times more). Above 1: kangaroo_like is lighter in that direction. Both
-robots stand in the same nominal configuration: legs nearly extended (hip pitch −0.1, knee 0.2, ankle pitch
-−0.1 rad), every other joint at zero; kangaroo_like's closed chains are closed for those outputs.
+(rad/s, as TALOS's joints; in ball-screw m/s its columns would weigh some twenty times more). Above 1:
+kangaroo_like is lighter in that direction. Both robots stand in the same nominal configuration: legs nearly
+extended (hip pitch −0.1, knee 0.2, ankle pitch −0.1 rad), every other joint at zero; kangaroo_like's closed
+chains are closed for those outputs.
 """
 import numpy as np
 

@@ -96,9 +96,7 @@ class Simulation:
         """Targets for every actuator, in ``self.actuators`` order (``position`` | ``velocity`` | ``effort``)."""
         if interface not in INTERFACES:
             raise ValueError(f"interface must be one of {INTERFACES}, got '{interface}'")
-        values = np.asarray(values, dtype=float)
-        if values.shape != (len(self.actuators),):
-            raise ValueError(f"{len(values)} values for {len(self.actuators)} actuators")
+        values = self._per_actuator(values)
         if interface != self.interface:
             zero, one = np.zeros(len(self.actuators)), np.ones(len(self.actuators))
             gain, bias = {"position": (self.stiffness, [zero, -self.stiffness, -self.damping]),
@@ -112,15 +110,18 @@ class Simulation:
     def set_impedance_command(self, position, velocity, effort):
         """Joint impedance for every actuator: force = K (q_d − q) + D (q̇_d − q̇) + τ_ff, clipped to the force
         limit; K and D are the ``impedance`` gains [N/m, N·m/rad; N·s/m, N·m·s/rad], τ_ff [N, N·m]."""
-        position, velocity, effort = (np.asarray(values, dtype=float) for values in (position, velocity, effort))
-        for values in (position, velocity, effort):
-            if values.shape != (len(self.actuators),):
-                raise ValueError(f"{len(values)} values for {len(self.actuators)} actuators")
+        position, velocity, effort = (self._per_actuator(values) for values in (position, velocity, effort))
         self.model.actuator_gainprm[:, 0] = self.impedance_stiffness
         self.model.actuator_biasprm[:, :3] = np.column_stack([effort + self.impedance_damping * velocity,
                                                               -self.impedance_stiffness, -self.impedance_damping])
         self.interface = "impedance"
         self.data.ctrl[:] = position
+
+    def _per_actuator(self, values):
+        values = np.asarray(values, dtype=float)
+        if values.shape != (len(self.actuators),):
+            raise ValueError(f"{len(values)} values for {len(self.actuators)} actuators")
+        return values
 
     def push(self, body, force, torque=(0.0, 0.0, 0.0), duration=0.1):
         """Apply a world-frame wrench [N, N·m] at ``body``'s centre of mass for ``duration`` [s]."""
@@ -159,8 +160,8 @@ class Simulation:
 
     def ground_truth(self):
         """Base pose and twist, CoM, sole contact forces and the ZMP (Σ pᵢ fᵢ / Σ fᵢ over the floor contacts: on
-        a flat floor the point where the contact moments have no horizontal part), all at the current state (MuJoCo's own buffers
-        lag one step behind after mj_step, so the forward pass is recomputed here)."""
+        a flat floor the point where the contact moments have no horizontal part), all at the current state
+        (MuJoCo's own buffers lag one step behind after mj_step, so the forward pass is recomputed here)."""
         mujoco.mj_forward(self.model, self.data)
         mujoco.mj_subtreeVel(self.model, self.data)
         root = int(self.model.jnt_bodyid[0])
