@@ -32,11 +32,11 @@ setup(
     entry_points={
         "console_scripts": [
             "humanoid-balance = humanoid_balance.cli:main",
-            "state_estimator = humanoid_balance.nodes.state_estimator:main",
-            "contact_estimator = humanoid_balance.nodes.contact_estimator:main",
-            "centroidal_balancer = humanoid_balance.nodes.centroidal_balancer:main",
-            "loop_closure_mapper = humanoid_balance.nodes.loop_closure_mapper:main",
-            "mujoco_sim = humanoid_balance.nodes.mujoco_sim:main",
+            "state_estimator = humanoid_balance.nodes:state_estimator",
+            "contact_estimator = humanoid_balance.nodes:contact_estimator",
+            "centroidal_balancer = humanoid_balance.nodes:centroidal_balancer",
+            "loop_closure_mapper = humanoid_balance.nodes:loop_closure_mapper",
+            "mujoco_sim = humanoid_balance.nodes:mujoco_sim",
         ],
     },
 )

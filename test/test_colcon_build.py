@@ -1,49 +1,118 @@
-"""Build the package the ROS way (colcon, ament_python) and check the installed ament layout."""
+"""The package as colcon installs it: build into a temporary workspace, then use only its install space.
+
+What users run is ``install/``, not this repository's editable install: the environment is the one
+``source install/setup.bash`` gives, and a ``sitecustomize`` masks the editable install (its import finder and the
+source tree on ``sys.path``), so a module or data file that only the source tree has fails here as it would on a
+robot.
+"""
+import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from ros_probe import Probe
+
 REPO = Path(__file__).resolve().parents[1]
 COLCON = Path(sys.executable).with_name("colcon")
+NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "mujoco_sim")
+DIAGNOSTICS = {"state_estimator": "estimation", "contact_estimator": "contacts", "centroidal_balancer": "balance",
+               "loop_closure_mapper": "mapping", "mujoco_sim": "simulation"}
+START_TIMEOUT = 90.0  # for all five nodes to start together on a loaded 2-core machine [s]
+STAY_UP = 5.0         # each node must keep running this long after its first diagnostics [s]
+MASK = f"""\
+import sys
+sys.meta_path[:] = [finder for finder in sys.meta_path if "__editable__" not in getattr(finder, "__module__", "")]
+sys.path[:] = [entry for entry in sys.path if entry.rstrip("/") != {str(REPO)!r}]
+"""
 
 
 def console_scripts():
     """Names of the console_scripts entries declared in setup.py."""
-    text = (REPO / "setup.py").read_text()
-    return re.findall(r'"([\w-]+) = humanoid_balance[\w.]*:main"', text)
+    return re.findall(r'"([\w-]+) = humanoid_balance[\w.]*:\w+"', (REPO / "setup.py").read_text())
+
+
+def source_modules():
+    """Dotted names of every module of the package in the source tree."""
+    names = []
+    for path in sorted((REPO / "humanoid_balance").rglob("*.py")):
+        parts = path.relative_to(REPO).with_suffix("").parts
+        names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return names
+
+
+class Workspace:
+    """A colcon install space and the environment that ``source install/setup.bash`` gives, editable install
+    masked."""
+
+    def __init__(self, root):
+        self.root = root
+        self.install = root / "install"
+        self.prefix = self.install / "humanoid_balance"
+        self.executables = self.prefix / "lib" / "humanoid_balance"
+        mask = root / "mask"
+        mask.mkdir()
+        (mask / "sitecustomize.py").write_text(MASK)
+        sourced = subprocess.run(["bash", "-c", f"source {self.install / 'setup.bash'} && env -0"],
+                                 capture_output=True, text=True, check=True, cwd=root, timeout=60)
+        self.environment = dict(line.split("=", 1) for line in sourced.stdout.split("\0") if "=" in line)
+        self.environment["PYTHONPATH"] = f"{mask}{os.pathsep}{self.environment['PYTHONPATH']}"
+        self.environment["HOME"] = str(root)  # no calibration file or ROS log of the developer's
+
+    def python(self, code):
+        """Run ``code`` with this install's environment, from outside the repository."""
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=self.root,
+                              env=self.environment, timeout=300)
+
+    def start(self, name):
+        return subprocess.Popen([str(self.executables / name)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, cwd=self.root, env=self.environment)
 
 
 @pytest.fixture(scope="module")
-def install_prefix(tmp_path_factory):
+def workspace(tmp_path_factory):
     if not COLCON.exists():
         pytest.skip(f"colcon is not installed next to {sys.executable}")
-    workspace = tmp_path_factory.mktemp("colcon_ws")
+    root = tmp_path_factory.mktemp("colcon_ws")
     result = subprocess.run(
-        [str(COLCON), "--log-base", str(workspace / "log"), "build", "--paths", str(REPO),
-         "--build-base", str(workspace / "build"), "--install-base", str(workspace / "install")],
-        cwd=workspace, capture_output=True, text=True, timeout=300,
+        [str(COLCON), "--log-base", str(root / "log"), "build", "--paths", str(REPO),
+         "--build-base", str(root / "build"), "--install-base", str(root / "install")],
+        cwd=root, capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    yield workspace / "install" / "humanoid_balance"
-    shutil.rmtree(workspace, ignore_errors=True)
+    yield Workspace(root)
+    shutil.rmtree(root, ignore_errors=True)
 
 
-def test_every_console_script_is_an_executable_in_lib(install_prefix):
+def finish(process, signal_number=signal.SIGINT, timeout=20.0):
+    """Send ``signal_number``; (exit code, everything the process printed)."""
+    if process.poll() is None:
+        process.send_signal(signal_number)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, _ = process.communicate()
+    return process.returncode, output
+
+
+def test_every_console_script_is_an_executable_in_lib(workspace):
     names = console_scripts()
-    assert "humanoid-balance" in names
+    assert "humanoid-balance" in names and set(NODES) <= set(names)
     for name in names:
-        executable = install_prefix / "lib" / "humanoid_balance" / name
+        executable = workspace.executables / name
         assert executable.is_file(), f"{executable} missing"
         assert os.access(executable, os.X_OK), f"{executable} not executable"
 
 
-def test_data_folders_installed_under_share(install_prefix):
-    share = install_prefix / "share" / "humanoid_balance"
+def test_data_folders_installed_under_share(workspace):
+    share = workspace.prefix / "share" / "humanoid_balance"
     assert (share / "package.xml").is_file()
     for folder, pattern in [("launch", "*.launch.py"), ("config", "*.yaml"), ("urdf", "*.urdf"),
                             ("rviz", "*.rviz")]:
@@ -52,15 +121,108 @@ def test_data_folders_installed_under_share(install_prefix):
             assert (share / folder / source.name).is_file(), f"{folder}/{source.name} not installed"
 
 
-def test_ament_index_marker(install_prefix):
-    marker = install_prefix / "share" / "ament_index" / "resource_index" / "packages" / "humanoid_balance"
+def test_ament_index_marker(workspace):
+    marker = workspace.prefix / "share" / "ament_index" / "resource_index" / "packages" / "humanoid_balance"
     assert marker.is_file()
+    assert workspace.environment["AMENT_PREFIX_PATH"].split(os.pathsep)[0] == str(workspace.prefix)
 
 
-def test_installed_command_line_tool_runs(install_prefix):
-    site_packages = next((install_prefix / "lib").glob("python3*/site-packages"))
-    env = dict(os.environ, PYTHONPATH=f"{site_packages}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
-    result = subprocess.run([sys.executable, str(install_prefix / "lib" / "humanoid_balance" / "humanoid-balance"),
-                             "--help"], capture_output=True, text=True, env=env, timeout=60)
+def test_every_module_imports_from_the_install_space(workspace):
+    """Each module of the source tree imports, and from ``install/``: the editable install cannot stand in."""
+    modules = source_modules()
+    assert "humanoid_balance.control.balancer" in modules
+    result = workspace.python(
+        "import importlib, json\n"
+        "found = {}\n"
+        f"for name in {modules!r}:\n"
+        "    try:\n"
+        "        found[name] = importlib.import_module(name).__file__\n"
+        "    except Exception as error:\n"
+        "        found[name] = f'{type(error).__name__}: {error}'\n"
+        "print(json.dumps(found))\n")
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout.splitlines()[-1])
+    site_packages = str(workspace.prefix / "lib")
+    outside = {name: where for name, where in found.items() if not str(where).startswith(site_packages)}
+    assert not outside, f"modules that do not import from {site_packages}: {outside}"
+
+
+def test_robot_files_come_from_the_ament_share(workspace):
+    result = workspace.python("from humanoid_balance.resources import robot_files, config_file\n"
+                              "print(*robot_files(), config_file('state_estimator.yaml'))")
+    assert result.returncode == 0, result.stderr
+    share = workspace.prefix / "share" / "humanoid_balance"
+    assert result.stdout.split() == [str(share / "urdf" / "kangaroo_like.urdf"),
+                                     str(share / "config" / "kangaroo_like.loops.yaml"),
+                                     str(share / "config" / "state_estimator.yaml")]
+
+
+@pytest.mark.dds
+def test_every_node_starts_with_its_defaults_stays_up_and_stops_cleanly(workspace):
+    """All five nodes from install/lib/humanoid_balance/, no parameters: each reports on /diagnostics, is still
+    running STAY_UP seconds later, and exits 0 on Ctrl-C without a traceback."""
+    probe = Probe("install_probe")
+    processes = {name: workspace.start(name) for name in NODES}
+    try:
+        reported = lambda: all(f"{name}: {what}" in probe.diagnostics for name, what in DIAGNOSTICS.items())  # noqa: E731
+        exited = lambda: any(process.poll() is not None for process in processes.values())  # noqa: E731
+        probe.spin_until(lambda: reported() or exited(), START_TIMEOUT)
+        assert not exited(), {name: finish(p)[1][-2000:] for name, p in processes.items() if p.poll() is not None}
+        missing = [name for name, what in DIAGNOSTICS.items() if f"{name}: {what}" not in probe.diagnostics]
+        assert not missing, f"no diagnostics within {START_TIMEOUT} s from {missing}"
+        probe.spin_until(exited, STAY_UP)
+        assert not exited(), {name: finish(p)[1][-2000:] for name, p in processes.items() if p.poll() is not None}
+    finally:
+        probe.close()
+        results = {name: finish(process) for name, process in processes.items()}
+    for name, (code, output) in results.items():
+        assert "Traceback" not in output, f"{name}:\n{output[-3000:]}"
+        assert code == 0, f"{name} exited with {code}:\n{output[-3000:]}"
+
+
+START_UP_MOMENTS = {  # a shared library the node has mapped once it is that far, and a delay after it [s]
+    "importing numpy": ("_multiarray_umath", 0.0),
+    "importing pinocchio": ("pinocchio_pywrap", 0.0),
+    "rclpy initialised": ("librmw_fastrtps_cpp", 0.0),
+    "building the node": ("librmw_fastrtps_cpp", 0.5),
+    "late in start-up": ("librmw_fastrtps_cpp", 1.5),
+}
+
+
+def has_mapped(process, library):
+    try:
+        return library in Path(f"/proc/{process.pid}/maps").read_text()
+    except OSError:  # the process has exited
+        return False
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("moment", list(START_UP_MOMENTS))
+def test_a_signal_at_any_moment_of_start_up_exits_cleanly(workspace, moment, signal_number):
+    """Ctrl-C (SIGINT) or SIGTERM, as launch sends them, while a node imports, initialises rclpy or builds its
+    topics: exit code 0 and no traceback, as launch_testing's exit-code check requires. The moment is found from
+    the libraries the process has loaded, not guessed from a delay."""
+    library, delay = START_UP_MOMENTS[moment]
+    processes = {name: workspace.start(name) for name in NODES}
+    signalled = {}
+    deadline = time.monotonic() + START_TIMEOUT
+    while len(signalled) < len(processes) and time.monotonic() < deadline:
+        for name, process in processes.items():
+            if name not in signalled and (process.poll() is not None or has_mapped(process, library)):
+                signalled[name] = time.monotonic() + delay
+        time.sleep(0.002)
+    results = {}
+    for name, when in sorted(signalled.items(), key=lambda item: item[1]):
+        time.sleep(max(0.0, when - time.monotonic()))
+        processes[name].send_signal(signal_number)
+    results = {name: finish(process) for name, process in processes.items()}
+    for name, (code, output) in results.items():
+        assert "Traceback" not in output, f"{name}, signal {moment}:\n{output[-3000:]}"
+        assert code == 0, f"{name}, signal {moment}: exit code {code}\n{output[-3000:]}"
+
+
+def test_installed_command_line_tool_runs(workspace):
+    result = subprocess.run([str(workspace.executables / "humanoid-balance"), "--help"], capture_output=True,
+                            text=True, env=workspace.environment, cwd=workspace.root, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "usage: humanoid-balance" in result.stdout

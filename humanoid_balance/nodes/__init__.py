@@ -1,1 +1,51 @@
-"""Thin rclpy nodes: parameters, topics, one call into the core per callback."""
+"""Thin rclpy nodes: parameters, topics, one call into the core per callback.
+
+The console scripts enter through the functions here. They import their node's module only once they run, after
+taking SIGINT and SIGTERM over, so that Ctrl-C or a SIGTERM at any moment of a node's start-up, its imports
+included, ends it with exit code 0, as launch expects of a node it shuts down: a signal during the imports is
+noted (an exception raised inside a C extension's import would turn into an ImportError) and acted on once they
+are done; from ``rclpy.init`` on, rclpy's own handler shuts the context down and then calls this one; once the
+node is ending, further signals are ignored.
+"""
+import importlib
+import signal
+
+__all__ = ["NODES", "shutdown_requested", "state_estimator", "contact_estimator", "centroidal_balancer",
+           "loop_closure_mapper", "mujoco_sim"]
+
+NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "mujoco_sim")
+"""The node executables, each a module of this package with ``main(args)``."""
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_signals = []
+
+
+def _note(signal_number, frame):
+    _signals.append(signal_number)
+
+
+def shutdown_requested():
+    """Whether SIGINT or SIGTERM has arrived since a node's entry point started."""
+    return bool(_signals)
+
+
+def _entry_point(module):
+    """``main(args)`` of ``humanoid_balance.nodes.<module>``, imported when called; exit code 0 on a signal."""
+    def main(args=None):
+        for signal_number in SIGNALS:
+            signal.signal(signal_number, _note)
+        try:
+            node_module = importlib.import_module(f"{__name__}.{module}")
+            return 0 if shutdown_requested() else node_module.main(args)
+        finally:  # on the way out, a second signal (launch forwards the terminal's Ctrl-C) must not kill finalisation
+            for signal_number in SIGNALS:
+                signal.signal(signal_number, signal.SIG_IGN)
+    main.__name__ = main.__qualname__ = module
+    return main
+
+
+state_estimator = _entry_point("state_estimator")
+contact_estimator = _entry_point("contact_estimator")
+centroidal_balancer = _entry_point("centroidal_balancer")
+loop_closure_mapper = _entry_point("loop_closure_mapper")
+mujoco_sim = _entry_point("mujoco_sim")

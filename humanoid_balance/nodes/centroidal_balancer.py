@@ -58,6 +58,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.declare_parameter("world_frame", "odom", describe("frame of balance/com and the markers"))
         self.declare_parameter("autostart", True, describe("configure and activate at start-up", True))
         self.core = None
+        self.configuration_error = None  # why the last configuration was refused
         self.last_q = None
         self.add_on_set_parameters_callback(self.on_set_parameters)
 
@@ -78,6 +79,7 @@ class CentroidalBalancerNode(LifecycleNode):
             self.core = Balancer(self.robot, self.config, self.extra)
             self.core.check(self.robot.reference_q)
         except (ModelError, ValueError) as error:
+            self.configuration_error = str(error)
             self.get_logger().error(f"configuration refused: {error}")
             return TransitionCallbackReturn.FAILURE
         self.feet = feet

@@ -10,15 +10,18 @@ import rclpy
 import rclpy.executors
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Point, PointStamped, Vector3, WrenchStamped
+from rclpy.exceptions import NameValidationException, ParameterException
 from rclpy.executors import ExternalShutdownException
+from rclpy.lifecycle import TransitionCallbackReturn
 from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rcl_interfaces.msg import ParameterDescriptor
 
 from humanoid_balance.model.errors import ModelError
+from humanoid_balance.nodes import shutdown_requested
 
 __all__ = ["SENSOR_QOS", "RELIABLE_QOS", "RejectedMessage", "JointStateReader", "InputGuard", "RateMeter",
            "Diagnostics", "describe", "stamp_seconds", "finite", "autostarted", "run", "point_message",
-           "wrench_message"]
+           "wrench_message", "USER_MISTAKES"]
 
 SENSOR_QOS = qos_profile_sensor_data
 """Sensor topics in: best effort, shallow (CONVENTIONS.md)."""
@@ -192,38 +195,54 @@ def _format(value):
 
 def autostarted(lifecycle_node_class):
     """A factory that builds the lifecycle node and, if its ``autostart`` parameter is true, configures and
-    activates it (as a lifecycle manager would); keyword arguments go to the node (rclpy node options)."""
+    activates it (as a lifecycle manager would); keyword arguments go to the node (rclpy node options).
+
+    Raises:
+        ModelError: the configuration was refused (the node's ``configuration_error`` says why).
+    """
     def build(**node_options):
         node = lifecycle_node_class(**node_options)
         if node.get_parameter("autostart").value:
-            node.trigger_configure()
+            if node.trigger_configure() != TransitionCallbackReturn.SUCCESS:
+                raise ModelError(f"configuration refused: {node.configuration_error or 'the transition failed'}")
             node.trigger_activate()
         return node
     return build
 
 
+USER_MISTAKES = (ModelError, ValueError, OSError, ParameterException, NameValidationException)
+"""What a robot file, a parameter or a remap that a node cannot use raises while the node is built."""
+
+
 def run(node_factory, name, args=None):
     """Console entry point: spin one node until Ctrl-C or shutdown, exit 0.
 
-    A robot model or parameter the node cannot use (ModelError, ValueError while building it) ends it with a
-    one-line error naming the problem and exit code 1, not a traceback. A message that rclpy fails to take or
-    convert (RuntimeError out of the executor) does not kill the node: it is logged at a limited rate and
-    counted as ``undecodable`` in the node's rejected inputs.
+    A robot model, file or parameter the node cannot use (:data:`USER_MISTAKES` while building it) ends it with a
+    one-line error naming the problem and exit code 1, not a traceback. Shutdown at any point of start-up (a
+    signal noted by the entry point before ``rclpy.init``; after it, rclpy's handler invalidates the context, so
+    whatever the node was creating fails) ends it with exit code 0. A message that rclpy fails to take or convert (RuntimeError out of the executor) does not kill the
+    node: it is logged at a limited rate and counted as ``undecodable`` in the node's rejected inputs.
     """
-    rclpy.init(args=args)
     node = None
     try:
+        rclpy.init(args=args)
+        if shutdown_requested():  # a signal arrived before rclpy's handler was installed
+            return 0
+        executor = rclpy.executors.SingleThreadedExecutor()
         try:
             node = node_factory()
-        except (ModelError, ValueError) as error:
+        except USER_MISTAKES as error:
+            if not rclpy.ok():
+                return 0
             print(f"{name}: error: {error}", file=sys.stderr)
             return 1
-        executor = rclpy.executors.SingleThreadedExecutor()
         executor.add_node(node)
         while rclpy.ok():
             try:
                 executor.spin_once()
             except RuntimeError as error:
+                if not rclpy.ok():
+                    break
                 guard = getattr(node, "guard", None)
                 if guard is not None:
                     guard.rejected["undecodable"] += 1
@@ -231,6 +250,9 @@ def run(node_factory, name, args=None):
                                         throttle_duration_sec=2.0)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:
+        if rclpy.ok():
+            raise  # a defect, not a shutdown: keep its traceback
     finally:
         if node is not None:
             node.destroy_node()

@@ -37,6 +37,7 @@ class LoopClosureMapperNode(LifecycleNode):
                                         True))
         self.declare_parameter("autostart", True, describe("configure and activate at start-up", True))
         self.core = None
+        self.configuration_error = None  # why the last configuration was refused
         self.add_on_set_parameters_callback(self.on_set_parameters)
 
     def on_configure(self, state):
@@ -46,6 +47,7 @@ class LoopClosureMapperNode(LifecycleNode):
             self.core = ActuatorMap(self.robot, max_condition=value("max_condition"),
                                     efforts_as_motor_torques=value("efforts_as_motor_torques"))
         except ModelError as error:
+            self.configuration_error = str(error)
             self.get_logger().error(f"configuration refused: {error}")
             return TransitionCallbackReturn.FAILURE
         self.reader = JointStateReader("balance/joint_command", self.robot.output_names)
