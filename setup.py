@@ -24,6 +24,7 @@ setup(
         share("rviz", "*.rviz"),
     ],
     install_requires=["setuptools"],
+    extras_require={"test": ["pytest"]},  # colcon test runs pytest (not unittest) because of this
     zip_safe=True,
     maintainer="humanoid_balance developers",
     maintainer_email="humanoid-balance@example.com",

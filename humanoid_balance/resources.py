@@ -1,30 +1,32 @@
-"""Locate the robot and parameter files shipped with the package (source tree, pip install or ament share)."""
-import sysconfig
+"""Locate what the package ships (robot and parameter files, executables) and the third-party reference robots,
+whether it runs from the source tree, a pip install or a colcon install space (through the ament index)."""
+import shutil
+import sys
 from pathlib import Path
 
-__all__ = ["DEFAULT_ROBOT", "TALOS_URDF", "robot_files", "config_file"]
+__all__ = ["DEFAULT_ROBOT", "TALOS_URDF", "robot_files", "config_file", "executable", "example_robot"]
 
+PACKAGE = "humanoid_balance"
 DEFAULT_ROBOT = "kangaroo_like"
 SOURCE_ROOT = Path(__file__).resolve().parents[1]
-TALOS_URDF = (Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix/share/example-robot-data/robots/talos_data"
-              / "robots/talos_reduced.urdf")  # a reference robot: pip install example-robot-data
 
 
-def _ament_share():
+def _ament_prefix(package):
+    """Install prefix of ``package`` in the ament index (AMENT_PREFIX_PATH), or None."""
     try:
-        from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+        from ament_index_python.packages import PackageNotFoundError, get_package_prefix
     except ImportError:
         return None
     try:
-        return Path(get_package_share_directory("humanoid_balance"))
+        return Path(get_package_prefix(package))
     except (PackageNotFoundError, LookupError, OSError):  # OSError: AMENT_PREFIX_PATH unset
         return None
 
 
 def _shipped(relative):
     """The first existing ``relative`` path under the source tree, then the ament share; None if neither."""
-    for root in (SOURCE_ROOT, None):
-        root = root or _ament_share()
+    prefix = _ament_prefix(PACKAGE)
+    for root in (SOURCE_ROOT, prefix and prefix / "share" / PACKAGE):
         if root is not None and (root / relative).is_file():
             return root / relative
     return None
@@ -47,3 +49,33 @@ def config_file(name):
         raise FileNotFoundError(f"config/{name} is not shipped with humanoid_balance (looked in "
                                 f"{SOURCE_ROOT}/config and the ament index)")
     return path
+
+
+def executable(name):
+    """One of the package's executables (a node, ``humanoid-balance``): next to the running interpreter (pip, a
+    virtual environment), else in the colcon install space, ``<prefix>/lib/humanoid_balance/``."""
+    beside = shutil.which(name, path=str(Path(sys.executable).parent))
+    if beside is not None:
+        return Path(beside)
+    prefix = _ament_prefix(PACKAGE)
+    if prefix is not None and (prefix / "lib" / PACKAGE / name).is_file():
+        return prefix / "lib" / PACKAGE / name
+    raise FileNotFoundError(f"{name}: not installed next to {sys.executable} nor under lib/{PACKAGE} of the ament "
+                            "index (pip install the package, or source install/setup.bash)")
+
+
+def example_robot(relative):
+    """A file of example-robot-data's ``robots/`` folder (e.g. ``talos_data/robots/talos_reduced.urdf``), from the
+    pip wheel (``pip install example-robot-data``, a cmeel prefix in site-packages) or an ament install; None if
+    it is not installed."""
+    roots = [Path(entry) / "cmeel.prefix" / "share" for entry in sys.path if entry]
+    prefix = _ament_prefix("example-robot-data")
+    for root in roots + ([prefix / "share"] if prefix is not None else []):
+        path = root / "example-robot-data" / "robots" / relative
+        if path.is_file():
+            return path
+    return None
+
+
+TALOS_URDF = example_robot("talos_data/robots/talos_reduced.urdf")
+"""PAL Robotics' TALOS (reduced), a serial reference robot; None without example-robot-data."""

@@ -1,6 +1,6 @@
 """The balance suite on the embedded MuJoCo plant, watched in RViz: no robot and no Gazebo needed.
 
-    ros2 launch humanoid_balance sim.launch.py                 # kangaroo_like, real time, RViz
+    ros2 launch humanoid_balance sim.launch.py                 # kangaroo_like, real time, RViz if installed
     ros2 launch humanoid_balance sim.launch.py rviz:=false real_time:=false
     ros2 topic pub --once /sim/push geometry_msgs/WrenchStamped \
         "{header: {frame_id: base_link}, wrench: {force: {y: 60.0}}}"
@@ -8,15 +8,56 @@
 The nodes and parameter files are the ones `humanoid-balance demo` runs in one process: balance.launch.py with
 its topics on the plant's (joint_states, imu, actuator_commands), contacts from actuator forces, every node on
 the plant's /clock.
+
+robot_state_publisher (draws every link in RViz) and RViz are optional: ``robot_state_publisher:=`` and
+``rviz:=`` take ``auto`` (the default: start it where its package is installed, else say so and go on), ``true``
+(it must start: a missing package stops the launch before anything has started) or ``false``.
 """
+import os
+
+from ament_index_python.packages import PackageNotFoundError, get_package_prefix
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
+from launch.actions import (DeclareLaunchArgument, IncludeLaunchDescription, LogInfo, OpaqueFunction,
+                            SetLaunchConfiguration)
 from launch.conditions import IfCondition
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import Command, LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
+
+OPTIONAL = {  # launch argument → the ROS 2 packages it needs
+    "robot_state_publisher": ("robot_state_publisher",),
+    "rviz": ("rviz2", "rviz_default_plugins"),
+}
+CHOICES = ("auto", "true", "false")
+
+
+def installed(package):
+    try:
+        get_package_prefix(package)
+    except PackageNotFoundError:
+        return False
+    return True
+
+
+def choose_optional_nodes(context):
+    """Sets ``start_<argument>`` for each optional node from its argument and what is installed. Runs before any
+    process is started, so a required package that is missing ends the launch with nothing left running."""
+    actions = []
+    for argument, packages in OPTIONAL.items():
+        choice = LaunchConfiguration(argument).perform(context)  # one of CHOICES: DeclareLaunchArgument checks
+        missing = [package for package in packages if not installed(package)]
+        if missing and choice == "true":
+            debs = " ".join(f"ros-{os.environ.get('ROS_DISTRO', 'kilted')}-{p.replace('_', '-')}" for p in missing)
+            raise RuntimeError(f"sim.launch.py: {argument}:=true needs the ROS 2 package(s) {', '.join(missing)}, "
+                               f"which are not installed: sudo apt install {debs}, or launch with {argument}:=false")
+        if missing and choice == "auto":
+            actions.append(LogInfo(msg=f"{argument} not started: {', '.join(missing)} not installed "
+                                       f"({argument}:=auto)"))
+        start = choice == "true" or (choice == "auto" and not missing)
+        actions.append(SetLaunchConfiguration(f"start_{argument}", "true" if start else "false"))
+    return actions
 
 
 def generate_launch_description():
@@ -32,7 +73,11 @@ def generate_launch_description():
                               description="pace the plant to the wall clock (false: as fast as the loop allows)"),
         DeclareLaunchArgument("balance_mode", default_value="kinematic",
                               description="centroidal_balancer mode: kinematic | momentum | viip"),
-        DeclareLaunchArgument("rviz", default_value="true", description="start RViz with rviz/humanoid_balance.rviz"),
+        DeclareLaunchArgument("robot_state_publisher", default_value="auto", choices=list(CHOICES),
+                              description="robot_state_publisher for RViz's robot model: auto (if installed) | true "
+                                          "| false"),
+        DeclareLaunchArgument("rviz", default_value="auto", choices=list(CHOICES),
+                              description="RViz with rviz/humanoid_balance.rviz: auto (if installed) | true | false"),
     ]
     plant = Node(
         package="humanoid_balance", executable="mujoco_sim", name="mujoco_sim", output="screen",
@@ -48,13 +93,16 @@ def generate_launch_description():
     )
     robot_state_publisher = Node(  # draws every link, passive ones included, from the estimated joint states
         package="robot_state_publisher", executable="robot_state_publisher", output="screen",
+        condition=IfCondition(LaunchConfiguration("start_robot_state_publisher")),
         parameters=[{"robot_description": ParameterValue(Command(["cat ", urdf]), value_type=str),
                      "use_sim_time": True}],
         remappings=[("joint_states", "estimated_joint_states")],
     )
     rviz = Node(
-        package="rviz2", executable="rviz2", output="screen", condition=IfCondition(LaunchConfiguration("rviz")),
+        package="rviz2", executable="rviz2", output="screen",
+        condition=IfCondition(LaunchConfiguration("start_rviz")),
         arguments=["-d", PathJoinSubstitution([share, "rviz", "humanoid_balance.rviz"])],
         parameters=[{"use_sim_time": True}],
     )
-    return LaunchDescription([*arguments, plant, suite, robot_state_publisher, rviz])
+    return LaunchDescription([*arguments, OpaqueFunction(function=choose_optional_nodes), plant, suite,
+                              robot_state_publisher, rviz])

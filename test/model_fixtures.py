@@ -2,8 +2,10 @@
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from humanoid_balance.model import ClosedChain, load_robot
+from humanoid_balance.resources import TALOS_URDF
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
@@ -12,6 +14,13 @@ ROBOT_FILES = {
     "kangaroo_like": (REPO / "urdf" / "kangaroo_like.urdf", REPO / "config" / "kangaroo_like.loops.yaml"),
     "mahru": (REPO / "urdf" / "mahru.urdf", None),
 }
+
+
+def talos_urdf():
+    """TALOS (reduced) from example-robot-data, a test dependency (``pip install example-robot-data``)."""
+    if TALOS_URDF is None:
+        pytest.fail("example-robot-data's TALOS is not installed: pip install example-robot-data")
+    return TALOS_URDF
 
 
 def load(name, floating_base=False):

@@ -4,8 +4,7 @@ import pinocchio as pin
 import pytest
 
 from humanoid_balance.model import Centroidal, ClosedChain, load_robot
-from humanoid_balance.resources import TALOS_URDF as TALOS
-from model_fixtures import DATA, closed_configuration, load
+from model_fixtures import DATA, closed_configuration, load, talos_urdf
 
 
 @pytest.fixture(scope="module")
@@ -16,9 +15,7 @@ def kangaroo():
 
 @pytest.fixture(scope="module")
 def talos():
-    if not TALOS.exists():
-        pytest.fail(f"example-robot-data's TALOS model is missing at {TALOS}")
-    robot = load_robot(TALOS, floating_base=True)
+    robot = load_robot(talos_urdf(), floating_base=True)
     return robot, Centroidal(ClosedChain(robot))
 
 

@@ -1,6 +1,4 @@
 """centroidal_balancer in its own process, over DDS: lifecycle, commands, refused gains, stale inputs."""
-import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,11 +12,12 @@ from rcl_interfaces.srv import SetParameters
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Int8
 
+from humanoid_balance.resources import executable
 from model_fixtures import load
 from ros_probe import NodeSession
 
 pytestmark = pytest.mark.dds
-EXECUTABLE = shutil.which("centroidal_balancer", path=str(Path(sys.executable).parent))
+EXECUTABLE = str(executable("centroidal_balancer"))
 DIAGNOSTIC = "centroidal_balancer: balance"
 
 

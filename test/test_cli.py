@@ -1,14 +1,12 @@
 """The humanoid-balance command line, run as a user would run it."""
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from humanoid_balance.resources import executable
 from model_fixtures import DATA, ROBOT_FILES
 
-EXECUTABLE = shutil.which("humanoid-balance", path=str(Path(sys.executable).parent))
+EXECUTABLE = str(executable("humanoid-balance"))
 
 
 def run(*args):

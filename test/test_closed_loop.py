@@ -3,10 +3,6 @@ mujoco_sim → state_estimator → contact_estimator (actuator forces) → centr
 → mujoco_sim. kangaroo_like stands for 5 s: the base does not drop, the ZMP stays under the CoM inside the
 support polygon and every node reports OK.
 """
-import shutil
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from diagnostic_msgs.msg import DiagnosticStatus
@@ -14,11 +10,11 @@ from geometry_msgs.msg import PointStamped, PolygonStamped
 from nav_msgs.msg import Odometry
 
 from humanoid_balance.nodes.common import stamp_seconds
+from humanoid_balance.resources import executable
 from ros_probe import Probe
 from ros_processes import start, stop
 
 pytestmark = pytest.mark.dds
-BIN = Path(sys.executable).parent
 SIM_TIME = ["-p", "use_sim_time:=true"]
 NODES = {  # the plant in lockstep with the suite on its /clock: the same loop however loaded the machine is
     "mujoco_sim": ["-p", "lockstep:=true", "-p", "real_time:=false", "-p", "publish_clock:=true"],
@@ -33,7 +29,7 @@ def test_suite_keeps_kangaroo_like_standing(tmp_path):
     processes = {}
     for name, ros_args in NODES.items():
         arguments = ["-p", f"offsets_file:={tmp_path / 'offsets.yaml'}", *SIM_TIME] if ros_args is None else ros_args
-        processes[name] = start([shutil.which(name, path=str(BIN))], ros_args=arguments)
+        processes[name] = start([str(executable(name))], ros_args=arguments)
     probe = Probe("closed_loop_probe")
     odom = probe.record(Odometry, "sim/odom")
     com = probe.record(PointStamped, "sim/com")

@@ -180,12 +180,13 @@ def test_every_node_starts_with_its_defaults_stays_up_and_stops_cleanly(workspac
         assert code == 0, f"{name} exited with {code}:\n{output[-3000:]}"
 
 
+RMW = os.environ["RMW_IMPLEMENTATION"]  # its library is loaded by rclpy.init (conftest.py sets the default)
 START_UP_MOMENTS = {  # a shared library the node has mapped once it is that far, and a delay after it [s]
     "importing numpy": ("_multiarray_umath", 0.0),
     "importing pinocchio": ("pinocchio_pywrap", 0.0),
-    "rclpy initialised": ("librmw_fastrtps_cpp", 0.0),
-    "building the node": ("librmw_fastrtps_cpp", 0.5),
-    "late in start-up": ("librmw_fastrtps_cpp", 1.5),
+    "rclpy initialised": (f"lib{RMW}.so", 0.0),
+    "building the node": (f"lib{RMW}.so", 0.5),
+    "late in start-up": (f"lib{RMW}.so", 1.5),
 }
 
 
@@ -219,6 +220,22 @@ def test_a_signal_at_any_moment_of_start_up_exits_cleanly(workspace, moment, sig
     for name, (code, output) in results.items():
         assert "Traceback" not in output, f"{name}, signal {moment}:\n{output[-3000:]}"
         assert code == 0, f"{name}, signal {moment}: exit code {code}\n{output[-3000:]}"
+
+
+def test_colcon_test_runs_the_pytest_suite(workspace):
+    """``colcon test`` as the README gives it runs pytest over test/ (without a pytest test dependency in setup.py it
+    falls back to unittest and silently runs nothing)."""
+    colcon = [str(COLCON), "--log-base", str(workspace.root / "log")]
+    paths = ["--paths", str(REPO), "--build-base", str(workspace.root / "build"),
+             "--install-base", str(workspace.install)]
+    tested = subprocess.run([*colcon, "test", *paths, "--pytest-args", "-k", "test_model_loader"],
+                            cwd=workspace.root, capture_output=True, text=True, timeout=600)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    summary = subprocess.run([*colcon, "test-result", "--test-result-base", str(workspace.root / "build"),
+                              "--verbose"], cwd=workspace.root, capture_output=True, text=True, timeout=60)
+    assert summary.returncode == 0, summary.stdout + summary.stderr
+    counts = re.search(r"(\d+) tests, (\d+) errors, (\d+) failures", summary.stdout)
+    assert counts and int(counts[1]) >= 10 and counts[2] == counts[3] == "0", summary.stdout
 
 
 def test_installed_command_line_tool_runs(workspace):

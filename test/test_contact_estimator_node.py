@@ -1,8 +1,5 @@
 """contact_estimator in its own process, over DDS: both modes, a silent wrench topic, bad input."""
 import math
-import shutil
-import sys
-from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
@@ -13,11 +10,12 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Int8
 
+from humanoid_balance.resources import executable
 from model_fixtures import load, static_stance
 from ros_probe import NodeSession
 
 pytestmark = pytest.mark.dds
-EXECUTABLE = shutil.which("contact_estimator", path=str(Path(sys.executable).parent))
+EXECUTABLE = str(executable("contact_estimator"))
 DIAGNOSTIC = "contact_estimator: contacts"
 SOLES = ("left_sole", "right_sole")
 

@@ -3,16 +3,15 @@ close the loop through a lateral push, dancing arms and a second push. Judged on
 ground-truth base never drops, the estimated ZMP stays inside the estimated support polygon, every node ends
 OK, the pushes are recovered, and every report file has content."""
 import json
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from humanoid_balance.resources import executable
+
 pytestmark = pytest.mark.dds
-DEMO = shutil.which("humanoid-balance", path=str(Path(sys.executable).parent))
+DEMO = str(executable("humanoid-balance"))
 
 
 @pytest.fixture(scope="module")

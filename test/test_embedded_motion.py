@@ -1,16 +1,13 @@
 """CoM Jacobian with embedded motions (Choi–Kim eqs. 14–20, Kim–Choi–Kim eq. 15), checked on whole-body
 velocities with pinocchio's own CoM and frame Jacobians."""
-from pathlib import Path
-import sysconfig
-
 import numpy as np
 import pinocchio as pin
 import pytest
 
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, IDLE, J_BUSY, EmbeddedMotionResolver, Section
 from humanoid_balance.model import load_robot
+from model_fixtures import talos_urdf
 
-TALOS = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix/share/example-robot-data/robots/talos_data/robots/talos_reduced.urdf"
 
 
 def talos_sections():
@@ -25,7 +22,7 @@ def talos_sections():
 
 @pytest.fixture(scope="module")
 def talos():
-    robot = load_robot(TALOS, floating_base=True)
+    robot = load_robot(talos_urdf(), floating_base=True)
     q = pin.neutral(robot.model)
     for side in ("left", "right"):  # a slightly crouched stance: the support leg is not singular
         q[robot.joint_q_index(f"leg_{side}_3_joint")] = -0.3

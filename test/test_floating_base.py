@@ -4,9 +4,6 @@ The reference is built from pinocchio kinematics: while a foot is the support, t
 one that keeps that foot's world pose fixed, T_base = T_foot,world · (T_foot in base)⁻¹; halfway, the
 support switches to the other foot at the pose it has then. The IMU reads the true orientation and a
 central-difference angular rate."""
-from pathlib import Path
-import sysconfig
-
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -14,8 +11,8 @@ from scipy.spatial.transform import Rotation
 
 from humanoid_balance.estimation.floating_base import FloatingBaseEstimator
 from humanoid_balance.model import load_robot
+from model_fixtures import talos_urdf
 
-TALOS = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix/share/example-robot-data/robots/talos_data/robots/talos_reduced.urdf"
 FEET = ("left_sole_link", "right_sole_link")
 
 
@@ -27,7 +24,7 @@ def joint_trajectory(robot, t):
 
 @pytest.fixture(scope="module")
 def reference():
-    robot = load_robot(TALOS)
+    robot = load_robot(talos_urdf())
     model, data = robot.model, robot.model.createData()
     ids = [model.getFrameId(f) for f in FEET]
     dt, steps = 1e-3, 400

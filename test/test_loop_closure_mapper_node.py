@@ -1,9 +1,6 @@
 """loop_closure_mapper in its own process, over DDS: the actuator command, its interface parameter, bad input
 and the hold at a singularity."""
 import math
-import shutil
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,11 +9,12 @@ from rcl_interfaces.srv import SetParameters
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
+from humanoid_balance.resources import executable
 from model_fixtures import closed_configuration, load
 from ros_probe import NodeSession
 
 pytestmark = pytest.mark.dds
-EXECUTABLE = shutil.which("loop_closure_mapper", path=str(Path(sys.executable).parent))
+EXECUTABLE = str(executable("loop_closure_mapper"))
 DIAGNOSTIC = "loop_closure_mapper: mapping"
 
 

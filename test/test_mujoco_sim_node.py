@@ -1,9 +1,5 @@
 """mujoco_sim in its own process, over DDS: sensors, ground truth, a push through sim/push, bad commands."""
-import shutil
-import sys
-from pathlib import Path
 
-import numpy as np
 import pinocchio as pin
 import pytest
 from geometry_msgs.msg import WrenchStamped
@@ -11,12 +7,13 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray
 
+from humanoid_balance.resources import executable
 from model_fixtures import load
 from ros_probe import Probe
 from ros_processes import start, stop
 
 pytestmark = pytest.mark.dds
-EXECUTABLE = shutil.which("mujoco_sim", path=str(Path(sys.executable).parent))
+EXECUTABLE = str(executable("mujoco_sim"))
 DIAGNOSTIC = "mujoco_sim: simulation"
 
 

@@ -1,8 +1,6 @@
 """state_estimator in its own process, over DDS: passive joints, calibration service, bad input."""
 import importlib.util
 import math
-import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,12 +10,13 @@ from sensor_msgs.msg import Imu, JointState
 from std_srvs.srv import Trigger
 
 from humanoid_balance.model import ClosedChain
+from humanoid_balance.resources import executable
 from model_fixtures import closed_configuration, load
 from ros_probe import NodeSession
 from ros_processes import start
 
 pytestmark = pytest.mark.dds
-EXECUTABLE = shutil.which("state_estimator", path=str(Path(sys.executable).parent))
+EXECUTABLE = str(executable("state_estimator"))
 DIAGNOSTIC = "state_estimator: estimation"
 
 

@@ -13,10 +13,8 @@ inputs go stale is stamped with its own clock).
 """
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections import deque
@@ -35,7 +33,7 @@ from std_msgs.msg import Float64MultiArray
 from humanoid_balance.bench.closed_loop import FALL_DROP
 from humanoid_balance.bench.results import Result
 from humanoid_balance.nodes.common import RELIABLE_QOS, SENSOR_QOS
-from humanoid_balance.resources import config_file
+from humanoid_balance.resources import config_file, executable
 
 __all__ = ["NOTE", "run", "measure", "rows", "LoopRun"]
 
@@ -53,7 +51,6 @@ SMOKE_RATE, SMOKE_SECONDS, SMOKE_WARM_UP = 500, 3.0, 1.0
 START_TIMEOUT = 90.0                                     # for the nodes to come up, then for the first command [s]
 DRAIN = 1.0                                              # spun after the window for the last commands to arrive [s]
 MIN_RATE_FRACTION = 0.95                                 # achieved / commanded rate that counts as sustained
-BIN = Path(sys.executable).parent
 SUITE = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")
 PLANT = "mujoco_sim"
 
@@ -94,11 +91,8 @@ class NodeProcess:
     def __init__(self, name, ros_args, environment, directory):
         self.name = name
         self.log = Path(directory) / f"{name}.log"
-        executable = shutil.which(name, path=str(BIN))
-        if executable is None:
-            raise FileNotFoundError(f"{name}: no console script in {BIN} (is the package installed?)")
         with open(self.log, "w") as log:
-            self.process = subprocess.Popen([executable, "--ros-args", *ros_args], stdout=log,
+            self.process = subprocess.Popen([str(executable(name)), "--ros-args", *ros_args], stdout=log,
                                             stderr=subprocess.STDOUT, env=environment)
 
     def tail(self, characters=1500):

@@ -13,7 +13,7 @@ import mujoco
 import numpy as np
 
 from humanoid_balance.model import load_robot
-from humanoid_balance.sim.model import IMU_SITE, build_mujoco_model
+from humanoid_balance.sim.model import build_mujoco_model
 
 __all__ = ["Simulation", "GroundTruth", "INTERFACES"]
 
