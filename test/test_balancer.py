@@ -51,10 +51,13 @@ def test_kinematic_mode_drives_the_com_to_its_reference(kangaroo):
     np.testing.assert_allclose(com_of(robot, q)[:2], target[:2], atol=2e-3)
 
 
-def test_momentum_mode_at_rest_on_target_holds_the_weight_with_the_static_torques(kangaroo):
+@pytest.mark.parametrize("mode", ["momentum", "kinematic"])
+def test_at_rest_on_target_the_weight_is_held_with_the_static_torques(kangaroo, mode):
+    """Momentum mode's Garofalo torques and kinematic mode's quasi-static ones both equal the statics of the QP's
+    wrench distribution, solved here on the spanning tree with the loop forces (eq. 23 to the outputs)."""
     robot, chain, _ = kangaroo
     q, F, tau_statics, weight = static_stance(robot, chain, ("left_sole", "right_sole"))
-    balancer = Balancer(robot, BalancerConfig(mode="momentum", feet=FEET))
+    balancer = Balancer(robot, BalancerConfig(mode=mode, feet=FEET))
     command = balancer.update(BalancerState(q, np.zeros(robot.nv), (True, True), None, com_of(robot, q)), 0.002)
     assert command.status["qp status"] == "solved"
     assert command.wrenches[:, 2].sum() == pytest.approx(weight, rel=1e-6)

@@ -61,7 +61,7 @@ def test_actuator_mode_end_to_end_zmp_and_support_polygon(standing):
     com = pin.centerOfMass(robot.model, robot.model.createData(), q)
     np.testing.assert_allclose(result.zmp[:2], com[:2], atol=1e-3)
     assert all(foot.cop_inside for foot in result.feet)
-    polygon = result.support_polygon[:, :2]
+    polygon = estimator.support_polygon(result)[:, :2]
     assert len(polygon) >= 4
     # The ZMP lies inside the convex support polygon: every edge sees it on its left (counter-clockwise).
     edges = np.roll(polygon, -1, axis=0) - polygon

@@ -8,8 +8,9 @@
   reference give the COG acceleration (eqs. 16–19), integrated into the strict referential velocity and
   resolved with the feet, attitude and posture constraints by weighted least norm (eq. 23); the COG rows
   are dropped in the aerial phase.
-In every mode the efforts carry the quasi-static torques of the current wrench distribution (the gravity
-compensation); position, velocity and effort are clamped to the URDF limits before leaving.
+In the kinematic and viip modes the efforts are the quasi-static torques that hold the current wrench
+distribution (the gravity compensation, Kangaroo eq. 44 in output coordinates); in momentum mode they are
+Garofalo's τ. Position, velocity and effort are clamped to the URDF limits before leaving.
 Everything works on the serial-equivalent outputs q (robot.output_names); a closed-chain robot is projected
 onto them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
 """
@@ -28,6 +29,7 @@ from humanoid_balance.control.viip import (Constraint, JumpSchedule, cog_referen
 from humanoid_balance.control.zmp_com import ZmpComGains, balancing_input, check_gains
 from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
+from humanoid_balance.model.kinematics import WholeBodyKinematics
 from humanoid_balance.model.soles import polygon_margin, sole_rectangle
 
 __all__ = ["MODES", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer"]
@@ -80,30 +82,39 @@ class JointCommand(NamedTuple):
 
 
 class Balancer:
-    """Balance controller over the serial-equivalent outputs of a floating-base :class:`RobotModel`."""
+    """Balance controller over the serial-equivalent outputs of a floating-base :class:`RobotModel`.
+
+    One update computes the kinematics of its configuration once (:class:`WholeBodyKinematics`: frame placements
+    and Jacobians, the CoM Jacobian and T = ∂ν/∂ν_o) and shares them between the modes, the wrench map and the
+    embedded-motion resolution.
+    """
 
     def __init__(self, robot, config, extra_sections=()):
         if config.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got '{config.mode}'")
         self.robot, self.config = robot, config
-        self.model, self.data = robot.model, robot.model.createData()
+        self.model = robot.model
         self.chain = ClosedChain(robot)
+        self.kinematics = WholeBodyKinematics(self.chain)
         self.centroidal = Centroidal(self.chain)
         self.mass = robot.total_mass
         feet = list(config.feet)
+        self.sole_ids = [robot.frame_id(f.sole) for f in feet]
         sections = [Section(f.name, f.joints, f.sole, BASE if i == 0 else C_BUSY) for i, f in enumerate(feet)]
-        self.resolver = EmbeddedMotionResolver(robot, sections + list(extra_sections))
+        self.resolver = EmbeddedMotionResolver(robot, sections + list(extra_sections), self.kinematics)
         self.extra = {s.name: s for s in extra_sections}
         self.distribution = WrenchDistribution([sole_rectangle(robot, f.sole) for f in feet], config.friction,
                                                config.f_min)
         lower, upper = robot.position_limits(robot.output_names)
-        self.limits = (lower, upper, robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names))
+        velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
+        self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))
         self.posture = robot.reference_q[robot.output_q].copy()
         self.position_command = None
         self.srv = None
         self.schedule = JumpSchedule(standing_impedance(config.viip_frequency, config.viip_damping),
                                      config.jump_height, config.stoop_depth)
         self.clamped = 0
+        self.support = ((), [])  # active feet and sole placements of the last update, for zmp_margin
 
     def jump(self):
         """Request a jump (viip mode): stoop, lift off, fly, absorb the landing (Sugihara–Nakamura Fig. 2)."""
@@ -111,9 +122,9 @@ class Balancer:
 
     def com_height(self, q):
         """Height of the CoM above the mean sole height [m]: c_z of the inverted pendulum (ω_n = √(g/c_z))."""
-        pin.framesForwardKinematics(self.model, self.data, q)
-        soles = [self.data.oMf[self.robot.frame_id(f.sole)].translation[2] for f in self.config.feet]
-        return float(self.centroidal.com(q)[2] - np.mean(soles))
+        kinematics = self.kinematics.update(q)
+        soles = [kinematics.placement(i).translation[2] for i in self.sole_ids]
+        return float(kinematics.com[2] - np.mean(soles))
 
     def check(self, q, gains=None):
         """Refuse gains outside the stability conditions at configuration q (GainError / ValueError, with why)."""
@@ -129,38 +140,55 @@ class Balancer:
         robot, config = self.robot, self.config
         if self.position_command is None:
             self.hold(state)
-        pin.framesForwardKinematics(self.model, self.data, state.q)
-        com = self.centroidal.com(state.q)
-        placements = [self.data.oMf[robot.frame_id(f.sole)].copy() for f in config.feet]
+        kinematics = self.kinematics.update(state.q)
+        com = kinematics.com
+        placements = [kinematics.placement(i) for i in self.sole_ids]
         active = tuple(i for i, touching in enumerate(state.contacts) if touching)
         G = [contact_wrench_map(M, com) for M in placements]
-        R_base = self.data.oMi[1].rotation
+        R_base = kinematics.base_rotation
         if config.mode == "momentum":
-            momentum = self.centroidal.centroidal_momentum_matrix(state.q) @ self._actuated_velocity(state)
+            momentum = self.centroidal.momentum(state.q, state.v)
             w_d = desired_com_wrench(self.mass, com, state.com_reference, R_base, np.eye(3), momentum,
                                      config.momentum)
         else:
             momentum = np.zeros(6)
             w_d = np.r_[0.0, 0.0, self.mass * 9.81, 0.0, 0.0, 0.0]
         distribution = self.distribution.solve(G, w_d, active, self.mass)
-        effort = self._output_torques(state.q, distribution.wrenches, active)
+        if config.mode == "momentum":
+            effort = self._output_torques(state.q, distribution.wrenches, active)
+        else:
+            effort = self._static_torques(state.q, distribution.wrenches, active)
 
         velocity = np.zeros(len(robot.output_names))
         if config.mode == "kinematic" and active:
             velocity = self._kinematic_rates(state, com, R_base)
         elif config.mode == "viip":
             velocity = self._viip_rates(state, com, R_base, active, dt)
-        self.position_command = self.position_command + dt * velocity
-        position, velocity, effort = self._clamp(self.position_command, velocity, effort)
-        self.position_command = position
-        zmp_margin = self._zmp_margin(state.zmp, placements, active)
+        command = np.array([self.position_command + dt * velocity, velocity, effort])
+        lower, upper = self.limits
+        outside = (command < lower) | (command > upper)
+        if outside.any():
+            self.clamped += int(np.count_nonzero(outside))
+            np.clip(command, lower, upper, out=command)
+        self.position_command = command[0]
+        self.support = (active, placements)
         status = {"mode": config.mode, "vertical phase": self.schedule.name if config.mode == "viip" else "n/a",
                   "qp status": distribution.status, "qp solve time [s]": distribution.solve_time,
                   "wrench residual [N, N·m]": float(np.abs(distribution.residual).max()),
                   "linear momentum [kg m/s]": float(np.linalg.norm(momentum[:3])),
                   "angular momentum [kg m²/s]": float(np.linalg.norm(momentum[3:])),
-                  "ZMP margin [m]": zmp_margin, "clamped values": self.clamped}
-        return JointCommand(position, velocity, effort, distribution.wrenches, com, status)
+                  "clamped values": self.clamped}
+        return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status)
+
+    def zmp_margin(self, zmp):
+        """Distance [m] of ``zmp`` inside the nearest edge of the last update's support polygon (negative outside;
+        NaN without contact or ZMP) — for diagnostics, away from the control path."""
+        active, placements = self.support
+        if zmp is None or not active:
+            return float("nan")
+        corners = np.array([placements[i].act(corner)[:2] for i in active
+                            for corner in self.distribution.rectangles[i].corners()])
+        return polygon_margin(zmp, corners[ConvexHull(corners).vertices])  # hull vertices: counter-clockwise
 
     # -- modes ----------------------------------------------------------------------------------------
     def _kinematic_rates(self, state, com, R_base):
@@ -175,9 +203,9 @@ class Balancer:
         return resolution.output_velocity[6:]
 
     def _viip_rates(self, state, com, R_base, active, dt):
-        config, robot = self.config, self.robot
-        T = self.chain.output_velocity_map(state.q)
-        com_velocity = pin.jacobianCenterOfMass(self.model, self.data, state.q, False) @ state.v
+        config, robot, kinematics = self.config, self.robot, self.kinematics
+        T = kinematics.T
+        com_velocity = kinematics.J_com @ state.v
         phase = self.schedule.update(bool(active), com[2], com_velocity[2])
         z_ref = state.com_reference[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
         if self.srv is None:
@@ -189,16 +217,13 @@ class Balancer:
         zmp_ref = np.r_[state.com_reference[:2], 0.0 if state.zmp is None else state.zmp[2]]
         if active:  # eqs. 16–19 integrated into the strict referential velocity
             self.srv = self.srv + dt * cog_reference_acceleration(self.mass, com, zmp_ref, f_z)
-        pin.computeJointJacobians(self.model, self.data, state.q)
-        pin.updateFramePlacements(self.model, self.data)
         constraints = []
         if active:
-            constraints.append(Constraint("cog", pin.jacobianCenterOfMass(self.model, self.data, state.q, False) @ T,
-                                          self.srv))
+            constraints.append(Constraint("cog", kinematics.J_com @ T, self.srv))
         for i, foot in enumerate(config.feet):
             if i in active:
-                J = pin.getFrameJacobian(self.model, self.data, robot.frame_id(foot.sole), pin.LOCAL_WORLD_ALIGNED) @ T
-                constraints.append(Constraint(f"{foot.name} fixed", J, np.zeros(6)))
+                constraints.append(Constraint(f"{foot.name} fixed", kinematics.frame_jacobian(self.sole_ids[i]),
+                                              np.zeros(6)))
         attitude = np.zeros((3, T.shape[1]))
         attitude[:, 3:6] = R_base
         constraints.append(Constraint("attitude", attitude, -config.attitude_gain * (R_base @ pin.log3(R_base))))
@@ -218,7 +243,7 @@ class Balancer:
         """Twists pulling C-busy limbs to their target poses: k [p_d − p; R log3(Rᵀ R_d)], world axes."""
         twists = {}
         for name, target in state.poses.items():
-            current = self.data.oMf[self.robot.frame_id(self.extra[name].end_frame)]
+            current = self.kinematics.placement(self.robot.frame_id(self.extra[name].end_frame))
             rotation_error = current.rotation @ pin.log3(current.rotation.T @ target.rotation)
             twists[name] = self.config.pose_gain * np.r_[target.translation - current.translation, rotation_error]
         return twists
@@ -227,34 +252,21 @@ class Balancer:
         return {name: state.joint_rates.get(name, np.zeros(len(s.joints)))
                 for name, s in self.extra.items() if s.role == J_BUSY}
 
-    def _actuated_velocity(self, state):
-        robot = self.robot
-        return np.r_[state.v[:6], state.v[robot.actuated_v]]
+    def _static_torques(self, q, wrenches, active):
+        """τ_o = [Tᵀ (g − Σ J_iᵀ w_i)]_joints: the output torques that hold the sole wrenches still (Kangaroo eq. 44
+        with the outputs as coordinates; the loop forces drop out since J_l T = 0)."""
+        kinematics = self.kinematics
+        generalized = pin.computeGeneralizedGravity(self.model, self.centroidal.data, q).copy()
+        for i in active:
+            generalized -= pin.getFrameJacobian(self.model, kinematics.data, self.sole_ids[i], pin.LOCAL).T @ wrenches[i]
+        return (kinematics.T.T @ generalized)[6:]
 
     def _output_torques(self, q, wrenches, active):
-        """τ = −Λ_q Q M⁻¹ Σ Jᵀ w in actuated coordinates, then to the outputs by eq. 23."""
-        robot = self.robot
+        """τ_o = −Λ_q Q M_o⁻¹ Σ J_oᵀ w (Garofalo et al., section 5) directly in output coordinates, M_o = Tᵀ M T and
+        J_o = J T: the same torques as in actuated coordinates mapped by eq. 23, since the change of coordinates
+        leaves the base alone (τ_o = Aᵀ τ_a with A = (P J_m)⁻¹ = eq. 23)."""
         if not active:
-            return np.zeros(len(robot.output_names))
-        G = self.chain.velocity_map(q)
-        pin.computeJointJacobians(self.model, self.data, q)
-        pin.updateFramePlacements(self.model, self.data)
-        J = [pin.getFrameJacobian(self.model, self.data, robot.frame_id(self.config.feet[i].sole), pin.LOCAL) @ G
-             for i in active]
-        tau_actuated = joint_torques(self.centroidal.mass_matrix(q), J, wrenches[list(active)])
-        return self.chain.output_torques(q, tau_actuated)
-
-    def _clamp(self, position, velocity, effort):
-        lower, upper, velocity_limit, effort_limit = self.limits
-        clamped = (np.clip(position, lower, upper), np.clip(velocity, -velocity_limit, velocity_limit),
-                   np.clip(effort, -effort_limit, effort_limit))
-        self.clamped += int(sum(np.count_nonzero(a != b) for a, b in zip((position, velocity, effort), clamped)))
-        return clamped
-
-    def _zmp_margin(self, zmp, placements, active):
-        """Distance of the ZMP inside the support polygon's nearest edge (negative outside) [m]."""
-        if zmp is None or not active:
-            return float("nan")
-        corners = np.array([placements[i].act(corner)[:2] for i in active
-                            for corner in self.distribution.rectangles[i].corners()])
-        return polygon_margin(zmp, corners[ConvexHull(corners).vertices])  # hull vertices: counter-clockwise
+            return np.zeros(len(self.robot.output_names))
+        kinematics = self.kinematics
+        J = [kinematics.frame_jacobian(self.sole_ids[i], pin.LOCAL) for i in active]
+        return joint_torques(self.centroidal.output_mass_matrix(q, kinematics.T), J, wrenches[list(active)])

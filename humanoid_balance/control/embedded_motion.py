@@ -20,9 +20,9 @@ T = ∂ν/∂ν_o (ClosedChain.output_velocity_map), so the linkages' masses cou
 from typing import NamedTuple
 
 import numpy as np
-import pinocchio as pin
 
 from humanoid_balance.model.closed_chain import ClosedChain
+from humanoid_balance.model.kinematics import WholeBodyKinematics
 
 __all__ = ["Section", "EmbeddedMotionResolver", "Resolution", "damped_pseudo_inverse", "BASE", "C_BUSY", "J_BUSY",
            "IDLE"]
@@ -57,13 +57,11 @@ class Resolution(NamedTuple):
 class EmbeddedMotionResolver:
     """Resolves whole-body velocities from a CoM command and the sections' tasks (floating-base robot)."""
 
-    def __init__(self, robot, sections):
+    def __init__(self, robot, sections, kinematics=None):
         if not robot.floating_base:
             raise ValueError("the embedded-motion CoM Jacobian needs the floating-base model")
         self.robot = robot
-        self.model = robot.model
-        self.data = robot.model.createData()
-        self.chain = ClosedChain(robot)
+        self.kinematics = kinematics or WholeBodyKinematics(ClosedChain(robot))
         self.sections = {section.name: section for section in sections}
         for section in sections:
             missing = [j for j in section.joints if j not in robot.output_names]
@@ -98,15 +96,13 @@ class EmbeddedMotionResolver:
             joint_rates: J-busy sections → joint rates [rad/s] (n_i,).
         """
         twists, joint_rates = twists or {}, joint_rates or {}
-        model, data = self.model, self.data
-        T = self.chain.output_velocity_map(q)                    # (nv, 6 + n_out)
-        pin.computeJointJacobians(model, data, q)
-        pin.updateFramePlacements(model, data)
-        J_com = pin.jacobianCenterOfMass(model, data, q, False) @ T  # (3, 6 + n_out)
-        R_base = data.oMi[1].rotation
+        kinematics = self.kinematics.update(q)
+        T = kinematics.T                                          # (nv, 6 + n_out)
+        J_com = kinematics.J_com @ T                              # (3, 6 + n_out)
+        R_base = kinematics.base_rotation
 
         def frame_jacobian(name):
-            return pin.getFrameJacobian(model, data, self.frames[name], pin.LOCAL_WORLD_ALIGNED) @ T
+            return kinematics.frame_jacobian(self.frames[name])
 
         base = self.base_section.name
         J_end = frame_jacobian(base)

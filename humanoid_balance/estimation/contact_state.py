@@ -35,7 +35,7 @@ class FootContact(NamedTuple):
 class ContactEstimate(NamedTuple):
     feet: tuple                       # FootContact per foot, in the order of the constructor's ``soles``
     zmp: Optional[np.ndarray]         # world frame, on the ground plane; None without load
-    support_polygon: np.ndarray       # (k, 3) counter-clockwise world points on the ground plane
+    ground: float                     # height of the ground plane: the mean sole height of the feet in contact [m]
     normal_force: float               # total f_z of the known feet [N]
 
 
@@ -61,7 +61,8 @@ class ContactEstimator:
         self.soles = tuple(soles)
         self.sole_ids = [robot.frame_id(name) for name in self.soles]
         self.rectangles = [sole_rectangle(robot, name) for name in self.soles]
-        self.filters = [ButterworthLowPass(cutoff, sample_rate, 6) for _ in self.soles]
+        self.lowpass = ButterworthLowPass(cutoff, sample_rate, 6 * len(self.soles))  # every foot's wrench at once
+        self.known = np.zeros(len(self.soles), dtype=bool)  # feet whose wrench the last update knew
         self.phases = [ContactHysteresis(contact_on, contact_off) for _ in self.soles]
         self.min_cop_force = min_cop_force
         self.quasi_static = (QuasiStaticContactEstimator(robot, self.soles, efforts_are_motor_torques)
@@ -79,40 +80,50 @@ class ContactEstimator:
             sensor_wrenches: ``ft_sensors`` mode, per foot ``(sensor_frame, [f; τ])`` or None when unknown
                 (e.g. the topic went silent).
         """
-        pin.framesForwardKinematics(self.model, self.data, q)
-        sole_placements = [self.data.oMf[frame].copy() for frame in self.sole_ids]
+        model, data = self.model, self.data
         if self.mode == ACTUATOR_FORCES:
-            raw = list(self.quasi_static.estimate(q, actuator_efforts))
+            pin.computeJointJacobians(model, data, q)
+        else:
+            pin.forwardKinematics(model, data, q)
+        pin.updateFramePlacements(model, data)
+        sole_placements = [data.oMf[frame].copy() for frame in self.sole_ids]
+        if self.mode == ACTUATOR_FORCES:
+            J_c = np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
+            raw = list(self.quasi_static.estimate(q, actuator_efforts, J_c))
         else:
             raw = [None if reading is None else
-                   wrench_in_frame(placement.actInv(self.data.oMf[self.model.getFrameId(reading[0])]), reading[1])
+                   wrench_in_frame(placement.actInv(data.oMf[model.getFrameId(reading[0])]), reading[1])
                    for placement, reading in zip(sole_placements, sensor_wrenches)]
+        known = np.array([wrench is not None for wrench in raw])
+        samples = np.array([np.zeros(6) if wrench is None else wrench for wrench in raw])
+        filtered = self.lowpass.update(samples.ravel(), restart=np.repeat(known & ~self.known, 6)).reshape(-1, 6)
+        self.known = known
 
         feet = []
-        for wrench, placement, rectangle, lowpass, phase in zip(raw, sole_placements, self.rectangles, self.filters,
-                                                                 self.phases):
-            if wrench is None:
-                lowpass.reset()
+        for wrench, placement, rectangle, phase in zip(filtered, sole_placements, self.rectangles, self.phases):
+            if not known[len(feet)]:
                 phase.update(None)
                 feet.append(FootContact(None, None, None, UNKNOWN, None, placement))
                 continue
-            wrench = lowpass.update(wrench)
             state = phase.update(wrench[2])
             cop = center_of_pressure(wrench, self.min_cop_force)
             cop_world = None if cop is None else placement.act(np.array([cop[0], cop[1], 0.0]))
             inside = None if cop is None else rectangle.contains(cop[0], cop[1])
             feet.append(FootContact(wrench, cop, cop_world, state, inside, placement))
 
-        known = [foot for foot in feet if foot.wrench is not None]
+        known_feet = [foot for foot in feet if foot.wrench is not None]
         touching = [foot for foot in feet if foot.state == CONTACT]
-        ground = np.mean([foot.sole_placement.translation[2] for foot in (touching or known)]) if known else 0.0
-        world_wrenches = [foot.sole_placement.act(pin.Force(foot.wrench)).vector for foot in known]
-        zmp = zero_moment_point(world_wrenches, ground, self.min_cop_force) if known else None
+        ground = (float(np.mean([foot.sole_placement.translation[2] for foot in (touching or known_feet)]))
+                  if known_feet else 0.0)
+        world_wrenches = [foot.sole_placement.act(pin.Force(foot.wrench)).vector for foot in known_feet]
+        zmp = zero_moment_point(world_wrenches, ground, self.min_cop_force) if known_feet else None
         normal = float(sum(w[2] for w in world_wrenches))
-        return ContactEstimate(tuple(feet), zmp, self._support_polygon(feet, ground), normal)
+        return ContactEstimate(tuple(feet), zmp, ground, normal)
 
-    def _support_polygon(self, feet, ground):
-        corners = [foot.sole_placement.act(corner)[:2] for foot, rectangle in zip(feet, self.rectangles)
+    def support_polygon(self, estimate):
+        """Convex hull of the soles in contact, (k, 3) counter-clockwise world points on the ground plane — for
+        display, away from the estimation path."""
+        corners = [foot.sole_placement.act(corner)[:2] for foot, rectangle in zip(estimate.feet, self.rectangles)
                    if foot.state == CONTACT for corner in rectangle.corners()]
         if len(corners) < 3:
             return np.zeros((0, 3))
@@ -121,4 +132,4 @@ class ContactEstimator:
             hull = corners[ConvexHull(corners).vertices]  # counter-clockwise in 2-D
         except QhullError:
             return np.zeros((0, 3))
-        return np.column_stack([hull, np.full(len(hull), ground)])
+        return np.column_stack([hull, np.full(len(hull), estimate.ground)])

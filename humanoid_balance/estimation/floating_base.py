@@ -21,11 +21,6 @@ __all__ = ["BaseEstimate", "FloatingBaseEstimator"]
 GRAVITY = np.array([0.0, 0.0, -9.81])  # m/s²
 
 
-def _cross(a, b):
-    """a × b for 3-vectors (numpy.cross costs ~40 µs of argument handling per call)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
-
-
 class BaseEstimate(NamedTuple):
     position: np.ndarray          # base origin in the odometry frame [m]
     quaternion_xyzw: np.ndarray   # base orientation in the odometry frame
@@ -56,30 +51,32 @@ class FloatingBaseEstimator:
         self.foot_ids = [robot.frame_id(name) for name in self.feet]
         imu_frame = imu_frame or self.model.frames[1].name
         pin.framesForwardKinematics(self.model, self.data, robot.reference_q)
-        self.R_base_imu = self.data.oMf[robot.frame_id(imu_frame)].rotation.copy()  # fixed mounting
+        base_M_imu = self.data.oMf[robot.frame_id(imu_frame)]
+        self.R_base_imu = base_M_imu.rotation.copy()  # fixed mounting
+        self.imu_Q_base = pin.Quaternion(self.R_base_imu.T)
+        self.foot_positions = [self.data.oMf[frame].translation for frame in self.foot_ids]  # views: see update
         self.contact_height = contact_height
-        self.anchors = {}
+        self.anchored = np.zeros(len(self.feet), dtype=bool)  # feet carrying the base
+        self.anchors = np.zeros((len(self.feet), 3))          # their world positions [m]
         self.position = None
         self.velocity = np.zeros(3)
 
     def _feet_kinematics(self, q, v):
-        pin.computeJointJacobians(self.model, self.data, q)
-        pin.updateFramePlacements(self.model, self.data)
-        positions, velocities = [], []
-        for frame in self.foot_ids:
-            positions.append(self.data.oMf[frame].translation.copy())
-            J = pin.getFrameJacobian(self.model, self.data, frame, pin.LOCAL_WORLD_ALIGNED)[:3]
-            velocities.append(J @ v)
-        return np.array(positions), np.array(velocities)
+        """Sole positions in the base frame (feet, 3) and their velocities (feet, 3) [m, m/s]."""
+        model, data = self.model, self.data
+        pin.computeJointJacobians(model, data, q)
+        pin.updateFramePlacements(model, data)
+        J = np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL_WORLD_ALIGNED)[:3]
+                       for frame in self.foot_ids])
+        # pinocchio hands out its own storage: the translations read now are those just computed
+        return np.array(self.foot_positions), (J @ v).reshape(-1, 3)
 
     def _from_anchors(self, feet_offset, feet_rate, omega_world, R, weights):
-        total, position, velocity = 0.0, np.zeros(3), np.zeros(3)
-        for i, name in enumerate(self.feet):
-            if name in self.anchors:
-                position += weights[i] * (self.anchors[name] - feet_offset[i])
-                velocity += weights[i] * (-_cross(omega_world, feet_offset[i]) - R @ feet_rate[i])
-                total += weights[i]
-        return position / total, velocity / total
+        w = weights * self.anchored
+        w /= w.sum()
+        position = w @ (self.anchors - feet_offset)
+        velocity = -w @ (feet_offset @ pin.skew(omega_world).T + feet_rate @ R.T)  # −ω × R p − R ṗ
+        return position, velocity
 
     def update(self, q, v, imu_quaternion_xyzw, imu_angular_velocity, dt, contacts=None, weights=None):
         """One estimate from the joint state (q, v), the IMU reading and dt [s].
@@ -89,8 +86,10 @@ class FloatingBaseEstimator:
             weights: optional positive weights per foot (e.g. normal forces [N]).
         """
         x, y, z, w = imu_quaternion_xyzw
-        R_world_imu = pin.Quaternion(w, x, y, z).normalized().toRotationMatrix()
-        R = R_world_imu @ self.R_base_imu.T
+        world_Q_imu = pin.Quaternion(w, x, y, z)
+        world_Q_imu.normalize()
+        world_Q_base = world_Q_imu * self.imu_Q_base
+        R = world_Q_base.toRotationMatrix()
         omega_base = self.R_base_imu @ np.asarray(imu_angular_velocity, dtype=float)
         omega_world = R @ omega_base
         feet_base, feet_rate = self._feet_kinematics(q, v)
@@ -98,23 +97,20 @@ class FloatingBaseEstimator:
         if contacts is None:
             heights = feet_offset[:, 2]
             contacts = heights - heights.min() < self.contact_height
-        for name, touching in zip(self.feet, contacts):
-            if not touching:
-                self.anchors.pop(name, None)
+        contacts = np.asarray(contacts, dtype=bool)
+        self.anchored &= contacts
         w = np.ones(len(self.feet)) if weights is None else np.maximum(np.asarray(weights, float), 1e-9)
         if self.position is None:  # start with the lowest sole on the ground plane z = 0, under the origin
             self.position = np.array([0.0, 0.0, -feet_offset[:, 2].min()])
-        elif self.anchors:  # feet that stay in contact carry the base
+        elif self.anchored.any():  # feet that stay in contact carry the base
             self.position, self.velocity = self._from_anchors(feet_offset, feet_rate, omega_world, R, w)
         else:  # aerial phase, or touchdown after it: ballistic prediction
             self.velocity = self.velocity + GRAVITY * dt
             self.position = self.position + self.velocity * dt
-        touchdown = False
-        for name, offset, touching in zip(self.feet, feet_offset, contacts):
-            if touching and name not in self.anchors:
-                self.anchors[name] = self.position + offset  # anchored where the estimate puts it: no jump
-                touchdown = True
-        if touchdown:
+        touchdown = contacts & ~self.anchored
+        if touchdown.any():
+            self.anchors[touchdown] = self.position + feet_offset[touchdown]  # anchored where the estimate puts
+            self.anchored |= touchdown                                          # it: no jump
             self.velocity = self._from_anchors(feet_offset, feet_rate, omega_world, R, w)[1]
-        return BaseEstimate(self.position.copy(), pin.Quaternion(R).coeffs().copy(), R, self.velocity.copy(),
-                            omega_base, tuple(name for name in self.feet if name in self.anchors))
+        return BaseEstimate(self.position.copy(), world_Q_base.coeffs().copy(), R, self.velocity.copy(),
+                            omega_base, tuple(name for name, anchored in zip(self.feet, self.anchored) if anchored))

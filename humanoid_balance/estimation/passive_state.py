@@ -15,9 +15,6 @@ estimate on its assembly branch.
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg import lapack
-
-from humanoid_balance.model.errors import SingularConfigurationError
 
 __all__ = ["PassiveStateEstimator", "PassiveState"]
 
@@ -38,6 +35,7 @@ class PassiveStateEstimator:
         self.beta = beta
         self.q = np.array(self.robot.reference_q if initial_q is None else initial_q, dtype=float)
         self.v = np.zeros(self.robot.nv)
+        self._rhs = np.empty((chain.m, 3), order="F")  # the three right-hand sides, LAPACK's column order
 
     def update(self, theta_a, theta_a_dot, dt):
         """One estimator step with measured θ̄_a [m or rad], θ̄̇_a [m/s or rad/s] and time step dt [s]."""
@@ -45,18 +43,15 @@ class PassiveStateEstimator:
         lin = self.chain.linearize(self.q)
         alpha, beta = min(self.alpha, 1.0 / dt), min(self.beta, 1.0 / dt)
         theta_a_rate = theta_a_dot + beta * (theta_a - self.q[robot.actuated_q])
-        # J_m x = −J_l,u⁻¹ (J_l,a x): one LU of J_l,u for the three vectors the step needs.
-        rhs = np.column_stack([lin.J_la @ theta_a_rate, lin.J_la @ theta_a_dot, lin.residual])
-        if not len(rhs):  # a serial robot: nothing passive, the actuators are the whole state
-            solved, info = rhs, 0
-        else:
-            _, _, solved, info = lapack.dgesv(lin.J_lu, rhs)
-        if info != 0:
-            raise SingularConfigurationError(f"J_l,u is singular at the estimate (LAPACK dgesv info {info})",
-                                             float("inf"), float("inf"))
-        passive_rate = -solved[:, 0] - alpha * solved[:, 2]
-        self.q[robot.passive_q] += dt * passive_rate
-        self.q[robot.actuated_q] += dt * theta_a_rate
-        self.v[robot.passive_v] = -solved[:, 1]
+        residual_norm = float(np.linalg.norm(lin.residual))
+        if self.chain.m:
+            # J_m x = −J_l,u⁻¹ (J_l,a x): one LU of J_l,u for the three vectors the step needs.
+            rhs = self._rhs
+            rhs[:, :2] = lin.J_la @ np.column_stack([theta_a_rate, theta_a_dot])
+            rhs[:, 2] = lin.residual
+            solved = lin.solve_passive(rhs)  # SingularConfigurationError where J_l,u is singular
+            self.q[robot.passive_q] -= dt * (solved[:, 0] + alpha * solved[:, 2])
+            self.v[robot.passive_v] = -solved[:, 1]
+        self.q[robot.actuated_q] += dt * theta_a_rate  # (a serial robot: the actuators are the whole state)
         self.v[robot.actuated_v] = theta_a_dot
-        return PassiveState(self.q.copy(), self.v.copy(), float(np.linalg.norm(lin.residual)))
+        return PassiveState(self.q.copy(), self.v.copy(), residual_norm)

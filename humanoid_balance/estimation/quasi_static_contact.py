@@ -38,8 +38,10 @@ class QuasiStaticContactEstimator:
         pin.updateFramePlacements(model, data)
         return np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
 
-    def estimate(self, q, actuator_efforts):
-        """Sole wrenches (feet, 6) [N, N·m] from efforts in ``robot.actuated_names`` order at configuration ``q``."""
+    def estimate(self, q, actuator_efforts, J_c=None):
+        """Sole wrenches (feet, 6) [N, N·m] from efforts in ``robot.actuated_names`` order at configuration ``q``
+        (``J_c``: the stacked sole Jacobians at ``q`` when the caller has them)."""
         tau = np.asarray(actuator_efforts, dtype=float) * self.force_per_torque
-        F = contact_forces_from_actuator_efforts(self.chain, q, self.contact_jacobian(q), tau, include_base=True)
+        J_c = self.contact_jacobian(q) if J_c is None else J_c
+        F = contact_forces_from_actuator_efforts(self.chain, q, J_c, tau, include_base=True)
         return F.reshape(len(self.sole_ids), 6)

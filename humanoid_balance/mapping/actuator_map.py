@@ -1,8 +1,12 @@
 """Serial-equivalent joint commands → linear-actuator commands (Kangaroo paper, eqs. 2, 22–23, 47).
 
-- positions: with the outputs q fixed, Newton on the loop equations e_l(θ) = 0 over the other joints (the
-  actuated ones and the passive non-outputs), warm-started from the last solution, gives θ_a;
-- velocities: θ̇_a = (P J_m)⁻¹ q̇ (eq. 22);
+- positions: with the outputs q fixed, the loop equations e_l(θ) = 0 give the other joints θ_s (the actuated
+  ones and the passive non-outputs). A command close to the last one is predicted from the last sensitivity
+  ∂θ_s/∂q = −J_l,s⁻¹ J_l,o and corrected by one Newton step with the LU of J_l,s at the prediction, the same
+  factorisation that gives the velocity and effort maps: one kinematics pass and one factorisation per command.
+  Newton converges quadratically, so a prediction within ``prediction_tolerance`` closes the loops to its
+  square. Farther commands go through damped Newton from the last solution, continued along the output path;
+- velocities: θ̇_a = (P J_m)⁻¹ q̇ (eq. 22), the actuated rows of ∂θ/∂q;
 - efforts: τ_a = J_mᵀ Pᵀ τ_j (eq. 23 inverted), then ball-screw force → motor torque τ_m = τ̄ L / (2π η) (eq. 47)
   for actuators configured so;
 - limits: actuator stroke, velocity and force limits clamp the result (counted); near a singularity,
@@ -21,6 +25,8 @@ from humanoid_balance.model.errors import ClosureError, SingularConfigurationErr
 
 __all__ = ["ActuatorCommand", "ActuatorMap"]
 
+LIMITED = ("position", "velocity", "effort")
+
 
 class ActuatorCommand(NamedTuple):
     position: np.ndarray   # θ_a, robot.actuated_names order [m or rad]
@@ -33,46 +39,69 @@ class ActuatorCommand(NamedTuple):
 class ActuatorMap:
     """Eqs. 22–23 and the position closure for one robot; keeps the last solution as warm start."""
 
-    def __init__(self, robot, max_condition=200.0, efforts_as_motor_torques=False, tolerance=1e-12, max_iterations=20):
+    def __init__(self, robot, max_condition=200.0, efforts_as_motor_torques=False, tolerance=1e-12, max_iterations=20,
+                 prediction_tolerance=1e-6):
         self.robot = robot
         self.chain = ClosedChain(robot)
         self.max_condition = max_condition
         self.tolerance, self.max_iterations = tolerance, max_iterations
-        outputs = set(robot.output_names)
-        self.solved_q = np.array([robot.joint_q_index(n) for n in robot.joint_names if n not in outputs], dtype=int)
-        self.solved_v = np.array([robot.joint_v_index(n) for n in robot.joint_names if n not in outputs], dtype=int)
+        self.prediction_tolerance = prediction_tolerance
+        self.solved_q = self.chain.solved_v + (robot.nq - robot.nv)  # 1-DOF joints: q follows v past the base
         self.q = robot.reference_q.copy()
+        self._sensitivity = (None, None)  # (the q it belongs to, the linearization whose ∂θ/∂q_o predicts from it)
         lower, upper = robot.position_limits(robot.actuated_names)
-        self.limits = {"position": (lower, upper), "velocity": robot.velocity_limits(robot.actuated_names),
-                       "effort": robot.effort_limits(robot.actuated_names)}
+        velocity, effort = robot.velocity_limits(robot.actuated_names), robot.effort_limits(robot.actuated_names)
         self.torque_per_force = np.ones(len(robot.actuated_names))
         for i, name in enumerate(robot.actuated_names):
             spec = robot.spec.actuators.get(name)
             if spec is not None and np.isfinite(spec.force_limit):
-                self.limits["effort"][i] = min(self.limits["effort"][i], spec.force_limit)
+                effort[i] = min(effort[i], spec.force_limit)
             if efforts_as_motor_torques and spec is not None and spec.kind == "ballscrew":
                 self.torque_per_force[i] = ballscrew_motor_torque(1.0, spec.lead, spec.efficiency)
+        self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))  # (LIMITED, n_a)
 
     def positions(self, outputs, substeps=(1, 8, 32)):
-        """θ_a realising the outputs q (eq. 2 with q fixed), by damped Newton from the last solution.
+        """θ_a realising the outputs q (eq. 2 with q fixed), and the linearization it was found with.
 
-        When a command jumps far from the last one (a first command, lost messages), the closure continues
-        along the straight output path in more and more substeps, so it stays on the assembly branch.
+        Near the last command, prediction and one Newton correction; otherwise damped Newton from the last
+        solution, continued along the straight output path in more and more substeps when a command jumps far
+        (a first command, lost messages), so that the closure stays on the assembly branch.
 
         Raises:
             ClosureError: the loops cannot be closed for these outputs.
         """
+        outputs = np.asarray(outputs, dtype=float)
+        q, lin = self._predict_and_correct(outputs)
+        if q is None:
+            q, lin = self._continue(outputs, substeps)
+        self.q = q
+        self._sensitivity = (q, lin)
+        return q[self.robot.actuated_q].copy(), lin
+
+    def _predict_and_correct(self, outputs):
+        last_q, last = self._sensitivity
+        if last_q is not self.q:
+            return None, None
+        q = self.q.copy()
+        q[self.solved_q] += last.output_map[self.chain.solved_joints] @ (outputs - q[self.robot.output_q])
+        q[self.robot.output_q] = outputs
+        lin = self.chain.linearize(q)
+        if not np.abs(lin.residual).max(initial=0.0) <= self.prediction_tolerance:
+            return None, None
+        q[self.solved_q] += lin.closing_step
+        return q, lin
+
+    def _continue(self, outputs, substeps):
         start = self.q[self.robot.output_q].copy()
         for count in substeps:
             q = self.q.copy()
             try:
                 for s in np.linspace(0.0, 1.0, count + 1)[1:]:
-                    q, lin = self._close(q, start + s * (np.asarray(outputs) - start))
+                    q, lin = self._close(q, start + s * (outputs - start))
             except ClosureError as error:
                 failure = error
                 continue
-            self.q = q
-            return q[self.robot.actuated_q].copy(), lin
+            return q, lin
         raise failure
 
     def _close(self, q, outputs):
@@ -84,10 +113,11 @@ class ActuatorMap:
             error = float(np.linalg.norm(lin.residual))
             if error < self.tolerance:
                 return q, lin
-            _, _, step, info = lapack.dgesv(lin.J_l[:, self.solved_v], -lin.residual)
-            if info != 0:
+            try:
+                step = lin.solve_solved(-lin.residual)
+            except SingularConfigurationError:
                 break
-            q[self.solved_q] += step.ravel() * min(1.0, 0.2 / max(np.abs(step).max(), 1e-300))
+            q[self.solved_q] += step * min(1.0, 0.2 / max(np.abs(step).max(), 1e-300))
         raise ClosureError(f"outputs cannot be realised: ‖e_l‖ = {error:.3e} after Newton", error, "", iteration)
 
     def update(self, outputs, output_velocities, output_torques):
@@ -97,19 +127,19 @@ class ActuatorMap:
             ClosureError, SingularConfigurationError: nothing safe to output; keep the last command.
         """
         positions, lin = self.positions(outputs)
-        PJ_m = self.chain.output_jacobian(self.q, lin)  # (n_out, n_a)
-        condition = float(np.linalg.cond(PJ_m))
+        inverse_PJ_m = lin.output_map[self.chain.actuated_joints]  # (P J_m)⁻¹ (n_a, n_out)
+        sigma = lapack.dgesdd(inverse_PJ_m, compute_uv=0)[1]
+        condition = float(sigma[0] / sigma[-1]) if sigma[-1] > 0.0 else float("inf")  # = cond(P J_m)
         if not condition <= self.max_condition:
             raise SingularConfigurationError(f"near a singularity: cond(P·J_m) = {condition:.3g} above "
                                              f"{self.max_condition:.3g}", condition, self.max_condition)
-        velocities = np.linalg.solve(PJ_m, output_velocities)            # eq. 22
-        efforts = PJ_m.T @ output_torques                                # eq. 23 inverted
-        clamped = []
-        lower, upper = self.limits["position"]
-        for label, values, low, high in (("position", positions, lower, upper),
-                                         ("velocity", velocities, -self.limits["velocity"], self.limits["velocity"]),
-                                         ("effort", efforts, -self.limits["effort"], self.limits["effort"])):
-            outside = (values < low) | (values > high)
-            clamped += [f"{self.robot.actuated_names[i]} {label}" for i in np.flatnonzero(outside)]
-            np.clip(values, low, high, out=values)
-        return ActuatorCommand(positions, velocities, efforts * self.torque_per_force, tuple(clamped), condition)
+        command = np.array([positions, inverse_PJ_m @ output_velocities,                   # eq. 22
+                            lapack.dgesv(inverse_PJ_m.T, output_torques)[2]])           # eq. 23 inverted: (P J_m)ᵀ τ_j
+        lower, upper = self.limits
+        outside = (command < lower) | (command > upper)
+        clamped = ()
+        if outside.any():
+            clamped = tuple(f"{self.robot.actuated_names[i]} {label}" for label, row in zip(LIMITED, outside)
+                            for i in np.flatnonzero(row))
+            np.clip(command, lower, upper, out=command)
+        return ActuatorCommand(command[0], command[1], command[2] * self.torque_per_force, clamped, condition)

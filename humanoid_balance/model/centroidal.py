@@ -50,6 +50,16 @@ class Centroidal:
         A = pin.computeCentroidalMap(self.model, self.data, q)
         return A @ self.chain.velocity_map(q)
 
+    def momentum(self, q, v):
+        """h = [p; l] = A ν (6,): centroidal momentum at the CoM, world axes, of a loop-consistent velocity ν
+        (Garofalo et al. eq. 2) [kg m/s, kg m²/s]."""
+        return pin.computeCentroidalMomentum(self.model, self.data, q, v).np.copy()
+
+    def output_mass_matrix(self, q, T):
+        """M_o = Tᵀ M T: the mass matrix in serial-equivalent output coordinates, T = ∂ν/∂ν_o (Kangaroo appendix B
+        with the outputs as coordinates) [kg, kg·m, kg·m²]."""
+        return T.T @ pin.crba(self.model, self.data, q) @ T
+
     def mass_matrix(self, q):
         """M_m = Gᵀ M G (Kangaroo appendix B) [kg, kg·m, kg·m²]."""
         M = pin.crba(self.model, self.data, q)

@@ -11,62 +11,114 @@ frame_a, expressed in frame_a — translation and rotation by the log map — on
 
 Units: translations in m, rotations in rad, joint positions in rad (revolute) or m (prismatic).
 """
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
-from scipy.linalg import lu_factor, lu_solve
+from scipy.linalg import lapack
 
 from humanoid_balance.model.errors import ClosureError, SingularConfigurationError
 
-__all__ = ["ClosedChain", "Linearization", "PassiveSolution", "jlog3_batch", "log3_batch", "skew_batch"]
+__all__ = ["ClosedChain", "Linearization", "PassiveSolution"]
 
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
 
-_SKEW_ROWS, _SKEW_COLS = np.array([0, 0, 1, 1, 2, 2]), np.array([1, 2, 0, 2, 0, 1])
-_SKEW_COMPONENT, _SKEW_SIGN = np.array([2, 1, 2, 0, 1, 0]), np.array([-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])
+NEGATIVE_SKEW = -np.array([[[0, 0, 0], [0, 0, -1], [0, 1, 0]],
+                           [[0, 0, 1], [0, 0, 0], [-1, 0, 0]],
+                           [[0, -1, 0], [1, 0, 0], [0, 0, 0]]], dtype=float).reshape(3, 9)
+"""p @ NEGATIVE_SKEW, reshaped (3, 3), is −[p]× for each row p: one product for every loop."""
 
 
-def skew_batch(vectors):
-    """[v]× for each row of ``vectors`` (k, 3) → (k, 3, 3)."""
-    result = np.zeros((len(vectors), 3, 3))
-    result[:, _SKEW_ROWS, _SKEW_COLS] = vectors[:, _SKEW_COMPONENT] * _SKEW_SIGN
-    return result
+def _lu(matrix, name):
+    """LAPACK LU factors of a square matrix; SingularConfigurationError naming it when a pivot vanishes."""
+    if not len(matrix):
+        return matrix, np.zeros(0, dtype=np.int32)
+    lu, pivots, info = lapack.dgetrf(matrix)
+    if info > 0:
+        raise SingularConfigurationError(f"closed-chain singularity: {name} is singular", float("inf"), float("inf"))
+    return lu, pivots
 
 
-def log3_batch(rotations):
-    """log3 of each rotation (k, 3, 3) → (k, 3) [rad]; pinocchio.log3 where the angle nears π."""
-    cos_angle = np.clip((rotations[:, 0, 0] + rotations[:, 1, 1] + rotations[:, 2, 2] - 1.0) / 2.0, -1.0, 1.0)
-    angle = np.arccos(cos_angle)
-    antisymmetric = rotations[:, (2, 0, 1), (1, 2, 0)] - rotations[:, (1, 2, 0), (2, 0, 1)]
-    if angle.max(initial=0.0) < 1e-4:
-        return (0.5 + angle ** 2 / 12.0)[:, None] * antisymmetric  # series of θ / (2 sin θ)
-    scale = np.where(angle < 1e-4, 0.5 + angle ** 2 / 12.0, angle / (2.0 * np.sin(np.maximum(angle, 1e-4))))
-    result = scale[:, None] * antisymmetric
-    for i in np.flatnonzero(angle > np.pi - 1e-3):
-        result[i] = pin.log3(rotations[i])
-    return result
+def _lu_solve(factors, rhs):
+    return lapack.dgetrs(*factors, rhs)[0] if len(rhs) else np.zeros(np.shape(rhs))  # (a serial robot: no rows)
 
 
-def jlog3_batch(log_vectors):
-    """Jlog3 (inverse right Jacobian of SO(3), as pinocchio.Jlog3) at each log vector (k, 3) → (k, 3, 3)."""
-    angle = np.linalg.norm(log_vectors, axis=1)
-    small = angle < 1e-4
-    safe = np.where(small, 1.0, angle)
-    coefficient = np.where(small, 1.0 / 12.0 + angle ** 2 / 720.0,
-                           1.0 / safe ** 2 - (1.0 + np.cos(safe)) / (2.0 * safe * np.sin(safe)))
-    K = skew_batch(log_vectors)
-    return np.eye(3) + 0.5 * K + coefficient[:, None, None] * (K @ K)
+class Linearization:
+    """The loop equations at one configuration and the maps that follow from them (eqs. 2–7, 21–23).
 
+    Each factorisation and map is computed the first time it is asked for and kept, so every user of one
+    configuration shares them: the LU of J_l,u (passive velocities, eq. 7) and the LU of J_l,s, the columns of
+    every joint that is not an output (the joint rates that realise output rates, eq. 22).
+    """
 
-class Linearization(NamedTuple):
-    """The loop equations at one configuration."""
+    def __init__(self, chain, residual, J_l):
+        self.chain = chain
+        self.residual = residual  # e_l(θ)   (m,)
+        self.J_l = J_l            # ∂e/∂v    (m, nv) — base columns are zero: loops are internal
 
-    residual: np.ndarray  # e_l(θ)   (m,)
-    J_l: np.ndarray       # ∂e/∂v    (m, nv) — base columns are zero: loops are internal
-    J_lu: np.ndarray      # passive columns  (m, m)
-    J_la: np.ndarray      # actuated columns (m, n_a)
+    @cached_property
+    def J_lu(self):
+        """Passive columns of J_l (m, m)."""
+        return self.J_l[:, self.chain.robot.passive_v]
+
+    @cached_property
+    def J_la(self):
+        """Actuated columns of J_l (m, n_a)."""
+        return self.J_l[:, self.chain.robot.actuated_v]
+
+    @cached_property
+    def _J_lu_factors(self):
+        return _lu(self.J_lu, "J_l,u")
+
+    @cached_property
+    def _J_ls_factors(self):
+        return _lu(self.J_l[:, self.chain.solved_v], "J_l,s (the outputs as coordinates)")
+
+    def solve_passive(self, rhs):
+        """J_l,u⁻¹ rhs: passive joint quantities from loop-row ones."""
+        return _lu_solve(self._J_lu_factors, rhs)
+
+    def solve_solved(self, rhs):
+        """J_l,s⁻¹ rhs: quantities of the joints that are not outputs from loop-row ones."""
+        return _lu_solve(self._J_ls_factors, rhs)
+
+    @cached_property
+    def J_m(self):
+        """J_m = −J_l,u⁻¹ J_l,a (eq. 7): passive velocities from actuated ones (m, n_a)."""
+        return -self.solve_passive(self.J_la)
+
+    @cached_property
+    def joint_velocity_map(self):
+        """G_j = ∂θ/∂θ_a (n × n_a): J_m on the passive rows, identity on the actuated rows."""
+        chain = self.chain
+        G = np.zeros((chain.n_joints, len(chain.actuated_joints)))
+        G[chain.passive_joints] = self.J_m
+        G[chain.actuated_joints, np.arange(len(chain.actuated_joints))] = 1.0
+        return G
+
+    @cached_property
+    def _solved_columns(self):
+        """J_l,s⁻¹ [J_l,o, e_l]: the output sensitivities and the outputs-fixed Newton step in one back-substitution."""
+        chain = self.chain
+        return self.solve_solved(np.column_stack([self.J_l[:, chain.robot.output_v], self.residual]))
+
+    @cached_property
+    def output_map(self):
+        """∂θ/∂q_o (n × n_out): every joint's rate from the output rates, loops closed (eqs. 7 and 22: on the
+        actuated rows this is (P J_m)⁻¹). The joints that are not outputs follow from J_l,s θ̇_s = −J_l,o q̇_o."""
+        chain = self.chain
+        T = np.zeros((chain.n_joints, len(chain.output_joints)))
+        T[chain.output_joints, np.arange(len(chain.output_joints))] = 1.0
+        T[chain.solved_joints] = -self._solved_columns[:, :-1]
+        return T
+
+    @cached_property
+    def closing_step(self):
+        """Δθ_s = −J_l,s⁻¹ e_l: the Newton step on the joints that are not outputs that closes the loops with the
+        outputs held (n − n_out,)."""
+        return -self._solved_columns[:, -1]
 
 
 class PassiveSolution(NamedTuple):
@@ -82,7 +134,8 @@ class ClosedChain:
     """Loop-closure equations of a :class:`~humanoid_balance.model.robot.RobotModel`.
 
     Owns a pinocchio ``Data``; not thread-safe. Base columns of every Jacobian are kept so the same
-    arrays serve fixed- and floating-base models.
+    arrays serve fixed- and floating-base models. The last linearization is kept: asking again at the same
+    configuration returns it, with whatever it has already factorised.
     """
 
     def __init__(self, robot):
@@ -114,21 +167,49 @@ class ClosedChain:
             self.loop_slices[loop.name] = slice(start, start + len(loop.axes))
             start += len(loop.axes)
         self.m = start
+        b = robot.base_nv
+        self.n_joints = robot.nv - b
+        outputs = set(robot.output_v)
+        self.solved_v = np.array([v for v in range(b, robot.nv) if v not in outputs], dtype=int)
+        self.passive_joints, self.actuated_joints = robot.passive_v - b, robot.actuated_v - b
+        self.output_joints, self.solved_joints = robot.output_v - b, self.solved_v - b
+        self._linearized = (None, None)  # (q, Linearization) of the last linearize
+        self._placements = self._live_placements()
+        self._W = np.zeros((len(loops), 6, 6))  # per loop: error rows ← world twist [v; ω] (filled per linearize)
 
     # -- kinematics ---------------------------------------------------------------------------------
-    def _frame_poses(self):
-        """Rotations and positions of every frame_a and frame_b (after a kinematics pass)."""
-        H = np.array([self.data.oMf[f].homogeneous for f in self.frame_ids])  # (2L, 4, 4)
-        L = len(self.loops)
-        return H[:L, :3, 3], H[L:, :3, 3], H[:L, :3, :3], H[L:, :3, :3]
+    def _live_placements(self):
+        """Rotation and translation arrays of every frame_a then frame_b that view ``self.data.oMf`` itself, so one
+        stacking after a kinematics pass reads them all (pinocchio hands out references to its own storage);
+        None if this pinocchio copies instead."""
+        oMf = self.data.oMf
+        rotations = [oMf[frame].rotation for frame in self.frame_ids]
+        translations = [oMf[frame].translation for frame in self.frame_ids]
+        if any(array.flags.owndata for array in rotations + translations):
+            return None
+        return rotations, translations
 
-    def _loop_errors(self, p_a, p_b, R_a, R_b):
-        """Full 6-D errors [R_aᵀ(p_b − p_a); log3(R_aᵀ R_b)] of every loop (L, 6) and R_ab (L, 3, 3)."""
-        R_aT = R_a.transpose(0, 2, 1)
-        R_ab = R_aT @ R_b
-        full = np.zeros((len(self.loops), 6))
-        full[:, :3] = (R_aT @ (p_b - p_a)[:, :, None])[:, :, 0]
-        full[self.rotation_loops, 3:] = log3_batch(R_ab[self.rotation_loops])
+    def _frame_poses(self):
+        """Rotations (2L, 3, 3) and positions (2L, 3) of every frame_a, then every frame_b, after a kinematics
+        pass."""
+        if self._placements is not None:
+            rotations, translations = self._placements
+            return np.array(rotations), np.array(translations)
+        oMf = self.data.oMf
+        H = np.array([oMf[frame].homogeneous for frame in self.frame_ids])
+        return H[:, :3, :3], H[:, :3, 3]
+
+    def _loop_errors(self, R, p):
+        """Full 6-D errors [R_aᵀ(p_b − p_a); log3(R_aᵀ R_b)] of every loop (L, 6), R_aᵀ (L, 3, 3) and R_ab of the
+        rotation loops. The few rotation loops go one by one through pinocchio's log3: cheaper than numpy's
+        per-call overhead on a handful of 3×3 matrices."""
+        L = len(self.loops)
+        R_aT = R[:L].transpose(0, 2, 1)
+        full = np.zeros((L, 6))
+        full[:, :3] = (R_aT @ (p[L:] - p[:L])[:, :, None])[:, :, 0]
+        R_ab = R_aT[self.rotation_loops] @ R[L + self.rotation_loops]
+        for loop, rotation in zip(self.rotation_loops, R_ab):
+            full[loop, 3:] = pin.log3(rotation)
         return full, R_aT, R_ab
 
     def residual(self, q):
@@ -152,25 +233,29 @@ class ClosedChain:
         constraint manifold (R_ab = I) this is eq. 51's R_aᵀ(ω_b − ω_a), and away from it Newton keeps
         converging quadratically. All rows come out of one product: J_l = (W J) ⊙ s, W (m, 6).
         """
-        robot = self.robot
+        last_q, last = self._linearized
+        if last_q is not None and np.array_equal(q, last_q):
+            return last
         if not self.loops:
-            empty = np.zeros((0, self.model.nv))
-            return Linearization(np.zeros(0), empty, empty[:, robot.passive_v], empty[:, robot.actuated_v])
-        pin.computeJointJacobians(self.model, self.data, q)  # world-frame joint Jacobians + placements
-        pin.updateFramePlacements(self.model, self.data)
-        p_a, p_b, R_a, R_b = self._frame_poses()
-        full, R_aT, R_ab = self._loop_errors(p_a, p_b, R_a, R_b)
-        W = np.zeros((len(self.loops), 6, 6))
-        W[:, :3, :3] = R_aT
-        W[:, :3, 3:] = -R_aT @ skew_batch(p_b)
-        W[:, 3:, 3:] = R_aT
-        rotation = self.rotation_loops
-        R_bT = R_b[rotation].transpose(0, 2, 1)
-        log_vectors = full[rotation, 3:]
-        # Jlog3 = I + O(θ): below 1e-8 rad the identity is exact to the precision of the Jacobian itself.
-        W[rotation, 3:, 3:] = R_bT if np.abs(log_vectors).max(initial=0.0) < 1e-8 else jlog3_batch(log_vectors) @ R_bT
-        J_l = (W.reshape(-1, 6)[self.rows] @ self.data.J) * self.row_support  # (m, nv)
-        return Linearization(full.reshape(-1)[self.rows], J_l, J_l[:, robot.passive_v], J_l[:, robot.actuated_v])
+            linearization = Linearization(self, np.zeros(0), np.zeros((0, self.model.nv)))
+        else:
+            pin.computeJointJacobians(self.model, self.data, q)  # world-frame joint Jacobians + placements
+            pin.updateFramePlacements(self.model, self.data)
+            R, p = self._frame_poses()
+            full, R_aT, R_ab = self._loop_errors(R, p)
+            L, W = len(self.loops), self._W
+            W[:, :3, :3] = R_aT
+            W[:, :3, 3:] = R_aT @ (p[L:] @ NEGATIVE_SKEW).reshape(L, 3, 3)
+            W[:, 3:, 3:] = R_aT
+            rotation = self.rotation_loops
+            W[rotation, 3:, 3:] = R[L + rotation].transpose(0, 2, 1)  # R_bᵀ
+            if np.abs(full[rotation, 3:]).max(initial=0.0) >= 1e-8:  # off the manifold: Jlog3(R_ab) R_bᵀ
+                for loop, R_ab_loop in zip(rotation, R_ab):   # (Jlog3 = I + O(θ): below 1e-8 rad the identity is exact
+                    W[loop, 3:, 3:] = pin.Jlog3(R_ab_loop) @ W[loop, 3:, 3:]  # to the Jacobian's own precision)
+            J_l = (W.reshape(-1, 6)[self.rows] @ self.data.J) * self.row_support  # (m, nv)
+            linearization = Linearization(self, full.reshape(-1)[self.rows], J_l)
+        self._linearized = (np.array(q, dtype=float), linearization)
+        return linearization
 
     def constraint_jacobian(self, q):
         """J_l(θ) (m, nv)."""
@@ -178,10 +263,7 @@ class ClosedChain:
 
     def mapping_jacobian(self, q, linearization=None):
         """J_m = −J_l,u⁻¹ J_l,a (eq. 7): passive velocities from actuated ones, (m, n_a)."""
-        lin = linearization if linearization is not None else self.linearize(q)
-        if not self.loops:
-            return np.zeros((0, len(self.robot.actuated_v)))
-        return -np.linalg.solve(lin.J_lu, lin.J_la)
+        return (linearization or self.linearize(q)).J_m
 
     def bias(self, q, v):
         """J̇_l(θ, θ̇) θ̇ (appendix A-B, eqs. 54–57), the acceleration of the loop error at θ̈ = 0 [m/s², rad/s²].
@@ -228,8 +310,8 @@ class ClosedChain:
         while error > tolerance and iterations < max_iterations:
             iterations += 1
             try:
-                step = -lu_solve(lu_factor(lin.J_lu, check_finite=False), lin.residual)
-            except (ValueError, np.linalg.LinAlgError):
+                step = -lin.solve_passive(lin.residual)
+            except SingularConfigurationError:
                 step = -np.linalg.lstsq(lin.J_lu, lin.residual, rcond=None)[0]
             step_norm = np.max(np.abs(step))
             if step_norm > max_step:
@@ -252,7 +334,7 @@ class ClosedChain:
             raise ClosureError(f"loops not closed after {iterations} Newton iterations: ‖e_l‖ = {error:.3e} "
                                f"(tolerance {tolerance:.1e}), worst loop '{worst}' at {norms[worst]:.3e}",
                                error, worst, iterations)
-        condition = float(np.linalg.cond(lin.J_lu))
+        condition = float(np.linalg.cond(lin.J_lu)) if self.m else 1.0
         if not condition <= max_condition:
             raise SingularConfigurationError(f"closed-chain singularity: cond(J_l,u) = {condition:.3e} "
                                              f"exceeds {max_condition:.1e}", condition, max_condition)
@@ -260,19 +342,12 @@ class ClosedChain:
 
     def condition_number(self, q):
         """cond₂(J_l,u): the distance to a closed-chain singularity (∞ at a singularity)."""
-        if not self.loops:
-            return 1.0
-        return float(np.linalg.cond(self.linearize(q).J_lu))
+        return float(np.linalg.cond(self.linearize(q).J_lu)) if self.m else 1.0
 
     # -- actuated ↔ full and output maps (eqs. 21–23) -----------------------------------------------
     def joint_velocity_map(self, q, linearization=None):
         """G_j = ∂θ/∂θ_a (n × n_a): J_m on the passive rows, identity on the actuated rows."""
-        robot = self.robot
-        n_joints = robot.nv - robot.base_nv
-        G = np.zeros((n_joints, len(robot.actuated_v)))
-        G[robot.passive_v - robot.base_nv] = self.mapping_jacobian(q, linearization)
-        G[robot.actuated_v - robot.base_nv, np.arange(len(robot.actuated_v))] = 1.0
-        return G
+        return (linearization or self.linearize(q)).joint_velocity_map
 
     def velocity_map(self, q, linearization=None):
         """G = ∂ν/∂ν_a ((nv) × (base_nv + n_a)): full velocity from base and actuated velocities."""
@@ -285,28 +360,29 @@ class ClosedChain:
 
     def output_jacobian(self, q, linearization=None):
         """P·J_m (eq. 22, generalised to directly driven outputs): output velocities from θ̇_a, (n_out, n_a)."""
-        rows = self.robot.output_v - self.robot.base_nv
-        return self.joint_velocity_map(q, linearization)[rows]
+        return self.joint_velocity_map(q, linearization)[self.output_joints]
+
+    def actuated_output_map(self, q, linearization=None):
+        """(P·J_m)⁻¹ (n_a, n_out): actuator velocities from output velocities (eq. 22)."""
+        return (linearization or self.linearize(q)).output_map[self.actuated_joints]
 
     def output_velocity_map(self, q, linearization=None):
         """T = ∂ν/∂ν_o ((nv) × (base_nv + n_out)): full velocity from base and serial-equivalent output rates,
         G_j (P J_m)⁻¹ on the joints (eqs. 7, 22). A tree Jacobian J becomes J T in output coordinates."""
         robot = self.robot
         b = robot.base_nv
-        lin = linearization if linearization is not None else self.linearize(q)
-        G_joints = self.joint_velocity_map(q, lin)
         T = np.zeros((robot.nv, b + len(robot.output_v)))
         T[:b, :b] = np.eye(b)
-        T[b:, b:] = G_joints @ np.linalg.inv(G_joints[robot.output_v - b])
+        T[b:, b:] = (linearization or self.linearize(q)).output_map
         return T
 
     def actuator_velocities(self, q, output_velocities):
         """θ̇_a = (P J_m)⁻¹ q̇_d (eq. 22) [rad/s or m/s]."""
-        return np.linalg.solve(self.output_jacobian(q), output_velocities)
+        return self.actuated_output_map(q) @ output_velocities
 
     def output_torques(self, q, actuator_efforts):
         """τ_j = (J_mᵀ Pᵀ)⁻¹ τ (eq. 23): the output-joint torques equivalent to actuator efforts [N·m]."""
-        return np.linalg.solve(self.output_jacobian(q).T, actuator_efforts)
+        return self.actuated_output_map(q).T @ actuator_efforts
 
     def actuator_efforts(self, q, output_torques):
         """τ = J_mᵀ Pᵀ τ_j: the actuator efforts [N or N·m] that produce output torques τ_j (inverse of eq. 23)."""

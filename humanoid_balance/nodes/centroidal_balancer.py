@@ -290,7 +290,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.marker_publisher.publish(markers)
 
     def publish_diagnostics(self):
-        values = {"update rate [Hz]": self.rate.hz, **self.status}
+        values = {"update rate [Hz]": self.rate.hz, **self.status, "ZMP margin [m]": self.core.zmp_margin(self.latest["zmp"])}
         values.update(self.guard.figures())
         if self.last_input_time is None:
             self.diagnostics.publish("WARN", "waiting for estimated_joint_states and odom", values)

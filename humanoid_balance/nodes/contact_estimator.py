@@ -161,7 +161,7 @@ class ContactEstimatorNode(Node):
             self.zmp_publisher.publish(point_message(stamp, self.world_frame, result.zmp))
         polygon = PolygonStamped()
         polygon.header.stamp, polygon.header.frame_id = stamp, self.world_frame
-        polygon.polygon.points = [Point32(x=float(x), y=float(y), z=float(z)) for x, y, z in result.support_polygon]
+        polygon.polygon.points = [Point32(x=float(x), y=float(y), z=float(z)) for x, y, z in self.core.support_polygon(result)]
         self.polygon_publisher.publish(polygon)
         self.marker_publisher.publish(self.markers(stamp, result))
 
