@@ -37,12 +37,16 @@ class Probe:
             self.diagnostics[status.name] = status
 
     def spin_until(self, condition, timeout=20.0, on_tick=None, period=0.01):
-        """Spin (calling ``on_tick`` every ``period`` s) until ``condition()`` holds; returns whether it did."""
+        """Spin (calling ``on_tick`` once every ``period`` s of wall time, however many messages arrive meanwhile)
+        until ``condition()`` holds; returns whether it did."""
         deadline = time.monotonic() + timeout
+        next_tick = time.monotonic()
         while time.monotonic() < deadline:
-            if on_tick is not None:
+            if on_tick is not None and time.monotonic() >= next_tick:
                 on_tick()
-            self.executor.spin_once(timeout_sec=period)
+                next_tick += period
+            wait = period if on_tick is None else max(0.0, min(period, next_tick - time.monotonic()))
+            self.executor.spin_once(timeout_sec=wait)
             if condition():
                 return True
         return False

@@ -9,7 +9,7 @@ from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import PointStamped, PolygonStamped
 from nav_msgs.msg import Odometry
 
-from humanoid_balance.nodes.common import stamp_seconds
+from humanoid_balance.nodes.messages import stamp_seconds
 from humanoid_balance.resources import executable
 from ros_probe import Probe
 from ros_processes import start, stop

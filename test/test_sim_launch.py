@@ -19,7 +19,7 @@ import launch_testing.asserts  # noqa: E402
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 
-from humanoid_balance.nodes.common import stamp_seconds  # noqa: E402
+from humanoid_balance.nodes.messages import stamp_seconds  # noqa: E402
 from ros_probe import Probe  # noqa: E402
 
 LAUNCH_FILE = Path(__file__).resolve().parents[1] / "launch" / "sim.launch.py"

@@ -21,7 +21,8 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from humanoid_balance.demo.report import Recording, metrics, write_report
 from humanoid_balance.model.soles import polygon_margin
 from humanoid_balance.nodes.centroidal_balancer import CentroidalBalancerNode
-from humanoid_balance.nodes.common import LEVELS, RELIABLE_QOS, autostarted, stamp_seconds
+from humanoid_balance.nodes.common import LEVELS, RELIABLE_QOS, autostarted
+from humanoid_balance.nodes.messages import stamp_seconds
 from humanoid_balance.nodes.contact_estimator import ContactEstimatorNode
 from humanoid_balance.nodes.loop_closure_mapper import LoopClosureMapperNode
 from humanoid_balance.nodes.mujoco_sim import MujocoSimNode

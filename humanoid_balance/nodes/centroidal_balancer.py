@@ -13,6 +13,8 @@
 
 Modes (parameter ``mode``): kinematic (Choi–Kim), momentum (Garofalo et al.), viip (Sugihara–Nakamura).
 Inputs older than ``input_timeout`` → hold the last posture with zero velocity, say so, recover on return.
+balance/joint_command follows every estimate; balance/com, the markers and the desired wrenches, which only people
+look at, go out at ``display_rate``.
 """
 import numpy as np
 import pinocchio as pin
@@ -30,9 +32,11 @@ from humanoid_balance.control.balancer import MODES, Balancer, BalancerConfig, B
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.model import ModelError, load_robot
-from humanoid_balance.nodes.common import (RELIABLE_QOS, Diagnostics, InputGuard, JointStateReader, RateMeter,
-                                           RejectedMessage, autostarted, describe, finite, point_message, run,
-                                           stamp_seconds, wrench_message)
+from humanoid_balance.nodes.common import (RELIABLE_QOS, Diagnostics, InputGuard, autostarted, describe, run,
+                                           subscribe, timer)
+from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, RejectedMessage, finite,
+                                             point_message, stamp_seconds, vector_values, wrench_message)
+from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 from humanoid_balance.resources import robot_files
 
 DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
@@ -56,10 +60,12 @@ class CentroidalBalancerNode(LifecycleNode):
         self.declare_parameter("k_c", 5.0, describe("CoM gain k_c [1/s], k_c > ω_n (Choi–Kim eq. 25)"))
         self.declare_parameter("input_timeout", 0.1, describe("inputs older than this are stale [s]"))
         self.declare_parameter("world_frame", "odom", describe("frame of balance/com and the markers"))
+        self.declare_parameter("display_rate", 30.0, describe("rate of balance/com, markers, desired wrenches [Hz]"))
         self.declare_parameter("autostart", True, describe("configure and activate at start-up", True))
         self.core = None
         self.configuration_error = None  # why the last configuration was refused
         self.last_q = None
+        self.guard = InputGuard(self)
         self.add_on_set_parameters_callback(self.on_set_parameters)
 
     # -- lifecycle ------------------------------------------------------------------------------------
@@ -84,8 +90,12 @@ class CentroidalBalancerNode(LifecycleNode):
             return TransitionCallbackReturn.FAILURE
         self.feet = feet
         self.joints = JointStateReader("estimated_joint_states", self.robot.joint_names)
-        self.guard = InputGuard(self)
+        self.commands = JointStateWriter(self.robot.output_names)
         self.rate = RateMeter()
+        self.timing = CallbackTiming()
+        self.display = DisplayRate(value("display_rate"))
+        self.world_frame = value("world_frame")
+        self.input_timeout = value("input_timeout")
         self.latest = {"odom": None, "zmp": None}
         self.contacts = {foot.name: None for foot in feet}        # contact/<foot>/state, when published
         self.normal_forces = {foot.name: None for foot in feet}   # contact/<foot>/wrench f_z [N]
@@ -95,23 +105,22 @@ class CentroidalBalancerNode(LifecycleNode):
         self.last_input_time = None
         self.holding = False
         self.status = {}
-        self.create_subscription(JointState, "estimated_joint_states", self.on_joint_states, RELIABLE_QOS)
-        self.create_subscription(Odometry, "odom", self.on_odom, RELIABLE_QOS)
-        self.create_subscription(PointStamped, "zmp", self.on_zmp, RELIABLE_QOS)
-        self.create_subscription(PointStamped, "balance/com_reference", self.on_com_reference, RELIABLE_QOS)
+        self.wrenches = np.zeros((len(feet), 6))
+        subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, RELIABLE_QOS)
+        subscribe(self, Odometry, "odom", self.on_odom, RELIABLE_QOS)
+        subscribe(self, PointStamped, "zmp", self.on_zmp, RELIABLE_QOS)
+        subscribe(self, PointStamped, "balance/com_reference", self.on_com_reference, RELIABLE_QOS)
         for foot in feet:
-            self.create_subscription(Int8, f"contact/{foot.name}/state",
-                                     lambda message, name=foot.name: self.contacts.__setitem__(name, message.data),
-                                     RELIABLE_QOS)
-            self.create_subscription(WrenchStamped, f"contact/{foot.name}/wrench",
-                                     lambda message, name=foot.name: self.on_wrench(name, message), RELIABLE_QOS)
+            subscribe(self, Int8, f"contact/{foot.name}/state",
+                      lambda message, name=foot.name: self.contacts.__setitem__(name, message.data), RELIABLE_QOS)
+            subscribe(self, WrenchStamped, f"contact/{foot.name}/wrench",
+                      lambda message, name=foot.name: self.on_wrench(name, message), RELIABLE_QOS)
         for limb in self.limbs:
-            self.create_subscription(JointTrajectory, f"balance/{limb}/trajectory",
-                                     lambda message, limb=limb: self.trajectories.__setitem__(limb, message),
-                                     RELIABLE_QOS)
+            subscribe(self, JointTrajectory, f"balance/{limb}/trajectory",
+                      lambda message, limb=limb: self.trajectories.__setitem__(limb, message), RELIABLE_QOS)
         for limb in self.cartesian_limbs:
-            self.create_subscription(PoseStamped, f"balance/{limb}/pose",
-                                     lambda message, limb=limb: self.on_pose(limb, message), RELIABLE_QOS)
+            subscribe(self, PoseStamped, f"balance/{limb}/pose",
+                      lambda message, limb=limb: self.on_pose(limb, message), RELIABLE_QOS)
         self.create_service(Trigger, "~/jump", self.on_jump)
         self.command_publisher = self.create_lifecycle_publisher(JointState, "balance/joint_command", RELIABLE_QOS)
         self.com_publisher = self.create_lifecycle_publisher(PointStamped, "balance/com", RELIABLE_QOS)
@@ -119,8 +128,8 @@ class CentroidalBalancerNode(LifecycleNode):
         self.wrench_publishers = [self.create_lifecycle_publisher(WrenchStamped, f"contact/{foot.name}/desired_wrench",
                                                                   RELIABLE_QOS) for foot in feet]
         self.diagnostics = Diagnostics(self, "balance")
-        self.create_timer(1.0, self.publish_diagnostics)
-        self.create_timer(0.02, self.check_inputs)
+        timer(self, 1.0, self.publish_diagnostics)
+        timer(self, 0.02, self.check_inputs)
         return TransitionCallbackReturn.SUCCESS
 
     def on_activate(self, state):
@@ -148,41 +157,29 @@ class CentroidalBalancerNode(LifecycleNode):
         except GainError as error:
             return SetParametersResult(successful=False, reason=str(error))
         self.config.zmp_com, self.config.mode = gains, mode
+        self.input_timeout = values.get("input_timeout", self.input_timeout)
+        self.world_frame = values.get("world_frame", self.world_frame)
+        if "display_rate" in values:
+            self.display = DisplayRate(values["display_rate"])
         return SetParametersResult(successful=True)
 
     # -- inputs ---------------------------------------------------------------------------------------
     def on_odom(self, message):
-        try:
-            self.guard.check_stamp("odom", message.header.stamp)
-            p, o = message.pose.pose.position, message.pose.pose.orientation
-            pose = np.r_[finite([p.x, p.y, p.z], "odom", "position"), finite([o.x, o.y, o.z, o.w], "odom", "orientation")]
-            t, w = message.twist.twist.linear, message.twist.twist.angular
-            twist = finite([t.x, t.y, t.z, w.x, w.y, w.z], "odom", "twist")
-        except RejectedMessage as error:
-            self.guard.reject(error)
-            return
-        self.latest["odom"] = (pose, twist)
+        self.guard.check_stamp("odom", message.header.stamp)
+        pose, twist = message.pose.pose, message.twist.twist
+        o = pose.orientation
+        values = finite([*vector_values(pose.position), o.x, o.y, o.z, o.w,
+                         *vector_values(twist.linear, twist.angular)], "odom", "pose and twist")
+        self.latest["odom"] = (values[:7], values[7:])
 
     def on_zmp(self, message):
-        try:
-            point = finite([message.point.x, message.point.y, message.point.z], "zmp", "point")
-        except RejectedMessage as error:
-            self.guard.reject(error)
-            return
-        self.latest["zmp"] = point
+        self.latest["zmp"] = finite(vector_values(message.point), "zmp", "point")
 
     def on_com_reference(self, message):
-        try:
-            self.com_reference = finite([message.point.x, message.point.y, message.point.z], "balance/com_reference",
-                                        "point")
-        except RejectedMessage as error:
-            self.guard.reject(error)
+        self.com_reference = finite(vector_values(message.point), "balance/com_reference", "point")
 
     def on_wrench(self, foot, message):
-        try:
-            self.normal_forces[foot] = float(finite([message.wrench.force.z], f"contact/{foot}/wrench", "force")[0])
-        except RejectedMessage as error:
-            self.guard.reject(error)
+        self.normal_forces[foot] = float(finite([message.wrench.force.z], f"contact/{foot}/wrench", "force")[0])
 
     def in_contact(self, foot):
         """contact/<foot>/state when published; else the measured normal force above f_min; else assumed."""
@@ -194,15 +191,11 @@ class CentroidalBalancerNode(LifecycleNode):
 
     def on_pose(self, limb, message):
         topic = f"balance/{limb}/pose"
-        try:
-            p, o = message.pose.position, message.pose.orientation
-            position = finite([p.x, p.y, p.z], topic, "position")
-            x, y, z, w = finite([o.x, o.y, o.z, o.w], topic, "orientation")
-            if abs(np.linalg.norm([x, y, z, w]) - 1.0) > 1e-3:
-                raise RejectedMessage("pose_not_unit", f"{topic}: orientation is not a unit quaternion")
-        except RejectedMessage as error:
-            self.guard.reject(error)
-            return
+        position = finite(vector_values(message.pose.position), topic, "position")
+        o = message.pose.orientation
+        x, y, z, w = finite([o.x, o.y, o.z, o.w], topic, "orientation")
+        if abs(np.linalg.norm([x, y, z, w]) - 1.0) > 1e-3:
+            raise RejectedMessage("pose_not_unit", f"{topic}: orientation is not a unit quaternion")
         self.poses[limb] = pin.SE3(pin.Quaternion(w, x, y, z).toRotationMatrix(), position)
 
     def on_jump(self, request, response):
@@ -214,36 +207,33 @@ class CentroidalBalancerNode(LifecycleNode):
         return response
 
     def on_joint_states(self, message):
-        try:
-            time = self.guard.check_stamp("estimated_joint_states", message.header.stamp)
-            positions, velocities, _, _ = self.joints.read(message)
-        except RejectedMessage as error:
-            self.guard.reject(error)
-            return
+        timing = self.timing.begin()
+        time = self.guard.check_stamp("estimated_joint_states", message.header.stamp)
+        positions, velocities, _, _ = self.joints.read(message)
         if self.latest["odom"] is None:
             return
         pose, twist = self.latest["odom"]
-        q = np.r_[pose, positions]
-        v = np.r_[twist, np.zeros(len(positions)) if velocities is None else velocities]
+        q = np.concatenate([pose, positions])
+        v = np.concatenate([twist, np.zeros(len(positions)) if velocities is None else velocities])
         self.last_q = q
         dt = 0.0 if self.last_input_time is None else float(np.clip(time - self.last_input_time, 0.0, 0.05))
         self.last_input_time = time
         self.last_input_clock = self.get_clock().now()
         if self.com_reference is None:
-            self.com_reference = self.core.centroidal.com(q)
+            self.com_reference = self.core.kinematics.update(q).com.copy()
         state = BalancerState(q, v, tuple(self.in_contact(f.name) for f in self.feet), self.latest["zmp"],
                               self.com_reference, self.limb_rates(time), dict(self.poses))
         if self.holding:
             self.core.hold(state)
             self.holding = False
+        timing.lap()
         command = self.core.update(state, dt)
-        self.status = dict(command.status)
-        for foot, wrench in zip(self.feet, command.wrenches):
-            self.status[f"{foot.name} normal force desired / measured [N]"] = (
-                f"{wrench[2]:.1f} / {self.normal_forces[foot.name]:.1f}" if self.normal_forces[foot.name] is not None
-                else f"{wrench[2]:.1f} / —")
+        self.status = command.status
+        self.wrenches = command.wrenches
+        timing.lap()
+        self.publish(message.header.stamp, command, self.display.due(time))
+        timing.lap()
         self.rate.tick()
-        self.publish(message.header.stamp, command)
 
     def limb_rates(self, time):
         rates = {}
@@ -260,22 +250,18 @@ class CentroidalBalancerNode(LifecycleNode):
         if self.core is None or self.core.position_command is None or self.last_input_time is None:
             return
         age = (self.get_clock().now() - self.last_input_clock).nanoseconds * 1e-9
-        if age > self.get_parameter("input_timeout").value:
+        if age > self.input_timeout:
             self.holding = True
-            command = JointState(name=list(self.robot.output_names), position=self.core.position_command.tolist(),
-                                 velocity=[0.0] * len(self.robot.output_names),
-                                 effort=[0.0] * len(self.robot.output_names))
-            command.header.stamp = self.get_clock().now().to_msg()
-            self.command_publisher.publish(command)
+            zeros = np.zeros(len(self.robot.output_names))
+            self.command_publisher.publish(self.commands.fill(self.get_clock().now().to_msg(),
+                                                              self.core.position_command, zeros, zeros))
 
     # -- outputs --------------------------------------------------------------------------------------
-    def publish(self, stamp, command):
-        message = JointState(name=list(self.robot.output_names), position=command.position.tolist(),
-                             velocity=command.velocity.tolist(), effort=command.effort.tolist())
-        message.header.stamp = stamp
-        self.command_publisher.publish(message)
-        frame = self.get_parameter("world_frame").value
-        self.com_publisher.publish(point_message(stamp, frame, command.com))
+    def publish(self, stamp, command, display):
+        self.command_publisher.publish(self.commands.fill(stamp, command.position, command.velocity, command.effort))
+        if not display:
+            return
+        self.com_publisher.publish(point_message(stamp, self.world_frame, command.com))
         for publisher, foot, wrench in zip(self.wrench_publishers, self.feet, command.wrenches):
             publisher.publish(wrench_message(stamp, foot.sole, wrench))
         markers = MarkerArray()
@@ -283,14 +269,20 @@ class CentroidalBalancerNode(LifecycleNode):
                                               (self.com_reference, ColorRGBA(r=0.2, g=0.2, b=0.9, a=0.6)))):
             marker = Marker(ns="com", id=index, type=Marker.SPHERE, action=Marker.ADD, color=color,
                             scale=Vector3(x=0.04, y=0.04, z=0.04))
-            marker.header.stamp, marker.header.frame_id = stamp, frame
+            marker.header.stamp, marker.header.frame_id = stamp, self.world_frame
             marker.pose.position = Point(x=float(xyz[0]), y=float(xyz[1]), z=float(xyz[2]))
             marker.pose.orientation.w = 1.0
             markers.markers.append(marker)
         self.marker_publisher.publish(markers)
 
     def publish_diagnostics(self):
-        values = {"update rate [Hz]": self.rate.hz, **self.status, "ZMP margin [m]": self.core.zmp_margin(self.latest["zmp"])}
+        values = {"update rate [Hz]": self.rate.hz, **self.status,
+                  "ZMP margin [m]": self.core.zmp_margin(self.latest["zmp"])}
+        for foot, wrench in zip(self.feet, self.wrenches):
+            measured = self.normal_forces[foot.name]
+            values[f"{foot.name} normal force desired / measured [N]"] = \
+                f"{wrench[2]:.1f} / {'—' if measured is None else f'{measured:.1f}'}"
+        values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.last_input_time is None:
             self.diagnostics.publish("WARN", "waiting for estimated_joint_states and odom", values)

@@ -6,6 +6,9 @@
         ─> contact/<foot>/wrench (WrenchStamped, sole frame), contact/<foot>/cop (PointStamped, world),
            contact/<foot>/state (std_msgs/Int8: 1 contact, 0 aerial, −1 unknown), zmp (PointStamped, world),
            support_polygon (PolygonStamped, world), contact/markers (MarkerArray), /diagnostics
+
+zmp and contact/<foot>/wrench follow every estimate; contact/<foot>/state when it changes and at ``display_rate``;
+the CoPs, the support polygon and the markers, which only people look at, at ``display_rate``.
 """
 import numpy as np
 from geometry_msgs.msg import Point, Point32, PointStamped, PolygonStamped, Vector3, WrenchStamped
@@ -20,9 +23,11 @@ from visualization_msgs.msg import Marker, MarkerArray
 from humanoid_balance.estimation.contact_state import ACTUATOR_FORCES, FT_SENSORS, ContactEstimator
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 from humanoid_balance.model import ModelError, load_robot
-from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, JointStateReader,
-                                           RateMeter, RejectedMessage, describe, finite, point_message, run,
-                                           wrench_message)
+from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, describe, run,
+                                           subscribe, timer)
+from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, finite,
+                                             point_message, vector_values)
+from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 from humanoid_balance.resources import robot_files
 
 DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
@@ -48,6 +53,8 @@ class ContactEstimatorNode(Node):
         soles = self.declare_parameter("soles", ["left_sole", "right_sole"],
                                        describe("sole frames, one per foot", True)).value
         self.world_frame = self.declare_parameter("world_frame", "odom", describe("frame of zmp, cop, polygon")).value
+        display_rate = self.declare_parameter(
+            "display_rate", 30.0, force_range("rate of the CoP, polygon, markers and state heartbeat [Hz]")).value
         self.wrench_timeout = self.declare_parameter(
             "wrench_timeout", 0.1, force_range("a silent <foot>/wrench makes that contact unknown after [s]")).value
         options = {
@@ -72,55 +79,55 @@ class ContactEstimatorNode(Node):
         self.mode = mode
 
         self.joints = JointStateReader("estimated_joint_states", self.robot.joint_names)
+        self.actuated = self.robot.actuated_v - self.robot.base_nv  # their places among every joint
         self.guard = InputGuard(self)
         self.rate = RateMeter()
+        self.timing = CallbackTiming()
+        self.display = DisplayRate(display_rate)
         self.base = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))
         self.odom_received = False
         self.sensor = {foot: None for foot in self.feet}  # foot → (receive time, frame, wrench)
         self.last = None
+        self.states = [None] * len(self.feet)  # the contact states last published
 
-        self.create_subscription(JointState, "estimated_joint_states", self.on_joint_states, RELIABLE_QOS)
-        self.create_subscription(Odometry, "odom", self.on_odom, RELIABLE_QOS)
+        subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, RELIABLE_QOS)
+        subscribe(self, Odometry, "odom", self.on_odom, RELIABLE_QOS)
         if mode == FT_SENSORS:
             for foot in self.feet:
-                self.create_subscription(WrenchStamped, f"{foot}/wrench",
-                                         lambda message, foot=foot: self.on_wrench(foot, message), SENSOR_QOS)
-        self.publishers_by_foot = {foot: {
-            "wrench": self.create_publisher(WrenchStamped, f"contact/{foot}/wrench", RELIABLE_QOS),
-            "cop": self.create_publisher(PointStamped, f"contact/{foot}/cop", RELIABLE_QOS),
-            "state": self.create_publisher(Int8, f"contact/{foot}/state", RELIABLE_QOS)} for foot in self.feet}
+                subscribe(self, WrenchStamped, f"{foot}/wrench",
+                          lambda message, foot=foot: self.on_wrench(foot, message), SENSOR_QOS)
+        self.wrenches = [WrenchWriter(sole) for sole in soles]
+        self.wrench_publishers = [self.create_publisher(WrenchStamped, f"contact/{foot}/wrench", RELIABLE_QOS)
+                                  for foot in self.feet]
+        self.cop_publishers = [self.create_publisher(PointStamped, f"contact/{foot}/cop", RELIABLE_QOS)
+                               for foot in self.feet]
+        self.state_publishers = [self.create_publisher(Int8, f"contact/{foot}/state", RELIABLE_QOS)
+                                 for foot in self.feet]
         self.zmp_publisher = self.create_publisher(PointStamped, "zmp", RELIABLE_QOS)
+        self.zmp = PointStamped()
+        self.zmp.header.frame_id = self.world_frame
         self.polygon_publisher = self.create_publisher(PolygonStamped, "support_polygon", RELIABLE_QOS)
         self.marker_publisher = self.create_publisher(MarkerArray, "contact/markers", RELIABLE_QOS)
         self.diagnostics = Diagnostics(self, "contacts")
-        self.create_timer(1.0, self.publish_diagnostics)
+        timer(self, 1.0, self.publish_diagnostics)
 
     def on_odom(self, message):
-        try:
-            self.guard.check_stamp("odom", message.header.stamp)
-            p, o = message.pose.pose.position, message.pose.pose.orientation
-            position = finite([p.x, p.y, p.z], "odom", "position")
-            quaternion = finite([o.x, o.y, o.z, o.w], "odom", "orientation")
-            if abs(np.linalg.norm(quaternion) - 1.0) > 1e-3:
-                raise RejectedMessage("odom_not_unit", "odom: orientation is not a unit quaternion")
-        except RejectedMessage as error:
-            self.guard.reject(error)
-            return
+        self.guard.check_stamp("odom", message.header.stamp)
+        p, o = message.pose.pose.position, message.pose.pose.orientation
+        position = finite(vector_values(p), "odom", "position")
+        quaternion = finite([o.x, o.y, o.z, o.w], "odom", "orientation")
+        if abs(np.linalg.norm(quaternion) - 1.0) > 1e-3:
+            raise RejectedMessage("odom_not_unit", "odom: orientation is not a unit quaternion")
         self.base = (position, quaternion)
         self.odom_received = True
 
     def on_wrench(self, foot, message):
         topic = f"{foot}/wrench"
-        try:
-            self.guard.check_stamp(topic, message.header.stamp)
-            if not self.robot.model.existFrame(message.header.frame_id):
-                raise RejectedMessage("unknown_frame", f"{topic}: frame_id '{message.header.frame_id}' is not a "
-                                      "frame of the URDF")
-            f, t = message.wrench.force, message.wrench.torque
-            wrench = finite([f.x, f.y, f.z, t.x, t.y, t.z], topic, "wrench")
-        except RejectedMessage as error:
-            self.guard.reject(error)
-            return
+        self.guard.check_stamp(topic, message.header.stamp)
+        if not self.robot.model.existFrame(message.header.frame_id):
+            raise RejectedMessage("unknown_frame", f"{topic}: frame_id '{message.header.frame_id}' is not a "
+                                  "frame of the URDF")
+        wrench = finite(vector_values(message.wrench.force, message.wrench.torque), topic, "wrench")
         self.sensor[foot] = (self.get_clock().now(), message.header.frame_id, wrench)
 
     def silent_feet(self):
@@ -129,41 +136,45 @@ class ContactEstimatorNode(Node):
                 if reading is None or (now - reading[0]).nanoseconds * 1e-9 > self.wrench_timeout]
 
     def on_joint_states(self, message):
-        try:
-            self.guard.check_stamp("estimated_joint_states", message.header.stamp)
-            positions, _, efforts, _ = self.joints.read(message)
-            if self.mode == ACTUATOR_FORCES and efforts is None:
-                raise RejectedMessage("missing_efforts", "estimated_joint_states: no efforts (actuator_forces mode)")
-        except RejectedMessage as error:
-            self.guard.reject(error)
-            return
+        timing = self.timing.begin()
+        time = self.guard.check_stamp("estimated_joint_states", message.header.stamp)
+        positions, _, efforts, _ = self.joints.read(message)
+        if self.mode == ACTUATOR_FORCES and efforts is None:
+            raise RejectedMessage("missing_efforts", "estimated_joint_states: no efforts (actuator_forces mode)")
         q = self.core.configuration(positions, *self.base)
+        timing.lap()
         if self.mode == ACTUATOR_FORCES:
-            index = [self.robot.joint_names.index(name) for name in self.robot.actuated_names]
-            result = self.core.update(q, actuator_efforts=efforts[index])
+            result = self.core.update(q, actuator_efforts=efforts[self.actuated])
         else:
             silent = self.silent_feet()
             result = self.core.update(q, sensor_wrenches=[None if foot in silent else self.sensor[foot][1:]
                                                           for foot in self.feet])
         self.last = result
+        timing.lap()
+        self.publish(message.header.stamp, result, self.display.due(time))
+        timing.lap()
         self.rate.tick()
-        self.publish(message.header.stamp, result)
 
-    def publish(self, stamp, result):
-        for foot, sole, contact in zip(self.feet, self.core.soles, result.feet):
-            topics = self.publishers_by_foot[foot]
-            topics["state"].publish(Int8(data=contact.state))
+    def publish(self, stamp, result, display):
+        for k, contact in enumerate(result.feet):
+            if contact.state != self.states[k] or display:
+                self.state_publishers[k].publish(Int8(data=contact.state))
+                self.states[k] = contact.state
             if contact.wrench is not None:
-                topics["wrench"].publish(wrench_message(stamp, sole, contact.wrench))
-            if contact.cop_world is not None:
-                topics["cop"].publish(point_message(stamp, self.world_frame, contact.cop_world))
+                self.wrench_publishers[k].publish(self.wrenches[k].fill(stamp, contact.wrench))
+            if display and contact.cop_world is not None:
+                self.cop_publishers[k].publish(point_message(stamp, self.world_frame, contact.cop_world))
         if result.zmp is not None:
-            self.zmp_publisher.publish(point_message(stamp, self.world_frame, result.zmp))
-        polygon = PolygonStamped()
-        polygon.header.stamp, polygon.header.frame_id = stamp, self.world_frame
-        polygon.polygon.points = [Point32(x=float(x), y=float(y), z=float(z)) for x, y, z in self.core.support_polygon(result)]
-        self.polygon_publisher.publish(polygon)
-        self.marker_publisher.publish(self.markers(stamp, result))
+            self.zmp.header.stamp = stamp
+            self.zmp.point.x, self.zmp.point.y, self.zmp.point.z = (float(value) for value in result.zmp)
+            self.zmp_publisher.publish(self.zmp)
+        if display:
+            polygon = PolygonStamped()
+            polygon.header.stamp, polygon.header.frame_id = stamp, self.world_frame
+            polygon.polygon.points = [Point32(x=float(x), y=float(y), z=float(z))
+                                      for x, y, z in self.core.support_polygon(result)]
+            self.polygon_publisher.publish(polygon)
+            self.marker_publisher.publish(self.markers(stamp, result))
 
     def markers(self, stamp, result):
         array = MarkerArray()
@@ -183,6 +194,7 @@ class ContactEstimatorNode(Node):
 
     def publish_diagnostics(self):
         values = {"mode": self.mode, "update rate [Hz]": self.rate.hz}
+        values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.last is None:
             self.diagnostics.publish("WARN", "waiting for estimated_joint_states", values)

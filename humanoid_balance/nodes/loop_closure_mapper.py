@@ -16,8 +16,10 @@ from std_msgs.msg import Float64MultiArray
 
 from humanoid_balance.mapping import ActuatorMap
 from humanoid_balance.model import ClosureError, ModelError, SingularConfigurationError, load_robot
-from humanoid_balance.nodes.common import (RELIABLE_QOS, Diagnostics, InputGuard, JointStateReader, RateMeter,
-                                           RejectedMessage, autostarted, describe, run)
+from humanoid_balance.nodes.common import (RELIABLE_QOS, Diagnostics, InputGuard, autostarted, describe, run,
+                                           subscribe, timer)
+from humanoid_balance.nodes.messages import Float64ArrayWriter, JointStateReader, JointStateWriter
+from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
 from humanoid_balance.resources import robot_files
 
 DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
@@ -38,6 +40,7 @@ class LoopClosureMapperNode(LifecycleNode):
         self.declare_parameter("autostart", True, describe("configure and activate at start-up", True))
         self.core = None
         self.configuration_error = None  # why the last configuration was refused
+        self.guard = InputGuard(self)
         self.add_on_set_parameters_callback(self.on_set_parameters)
 
     def on_configure(self, state):
@@ -50,43 +53,43 @@ class LoopClosureMapperNode(LifecycleNode):
             self.configuration_error = str(error)
             self.get_logger().error(f"configuration refused: {error}")
             return TransitionCallbackReturn.FAILURE
-        self.reader = JointStateReader("balance/joint_command", self.robot.output_names)
-        self.guard = InputGuard(self)
+        self.reader = JointStateReader("balance/joint_command", self.robot.output_names, only_known=True)
+        self.commands = Float64ArrayWriter(len(self.robot.actuated_names))
+        self.states = JointStateWriter(self.robot.actuated_names)
+        self.interface = value("command_interface")
+        self.zeros = np.zeros(len(self.robot.output_names))
         self.rate = RateMeter()
+        self.timing = CallbackTiming()
         self.last_safe = None
         self.refusals = 0
         self.clamps = 0
         self.problem = None
         self.condition = float("nan")
-        self.create_subscription(JointState, "balance/joint_command", self.on_command, RELIABLE_QOS)
+        subscribe(self, JointState, "balance/joint_command", self.on_command, RELIABLE_QOS)
         self.command_publisher = self.create_lifecycle_publisher(Float64MultiArray, "actuator_commands", RELIABLE_QOS)
         self.state_publisher = self.create_lifecycle_publisher(JointState, "actuator_states", RELIABLE_QOS)
         self.diagnostics = Diagnostics(self, "mapping")
-        self.create_timer(1.0, self.publish_diagnostics)
+        timer(self, 1.0, self.publish_diagnostics)
         return TransitionCallbackReturn.SUCCESS
 
     def on_set_parameters(self, parameters):
         for parameter in parameters:
-            if parameter.name == "command_interface" and parameter.value not in INTERFACES:
-                return SetParametersResult(successful=False,
-                                           reason=f"command_interface must be one of {INTERFACES}, got '{parameter.value}'")
+            if parameter.name == "command_interface":
+                if parameter.value not in INTERFACES:
+                    return SetParametersResult(successful=False, reason=f"command_interface must be one of "
+                                               f"{INTERFACES}, got '{parameter.value}'")
+                if self.core is not None:
+                    self.interface = parameter.value
         return SetParametersResult(successful=True)
 
     def on_command(self, message):
+        timing = self.timing.begin()
+        self.guard.check_stamp("balance/joint_command", message.header.stamp)
+        positions, velocities, efforts, _ = self.reader.read(message)
+        timing.lap()
         try:
-            self.guard.check_stamp("balance/joint_command", message.header.stamp)
-            unknown = [name for name in message.name if name not in self.robot.output_names]
-            if unknown:
-                raise RejectedMessage("unknown_joints", f"balance/joint_command: {unknown} are not serial-equivalent "
-                                      "output joints of this robot")
-            positions, velocities, efforts, _ = self.reader.read(message)
-        except RejectedMessage as error:
-            self.guard.reject(error)
-            return
-        zeros = np.zeros(len(positions))
-        try:
-            command = self.core.update(positions, zeros if velocities is None else velocities,
-                                       zeros if efforts is None else efforts)
+            command = self.core.update(positions, self.zeros if velocities is None else velocities,
+                                       self.zeros if efforts is None else efforts)
         except (ClosureError, SingularConfigurationError) as error:
             self.refusals += 1
             self.problem = f"holding the last safe command: {error}"
@@ -100,23 +103,21 @@ class LoopClosureMapperNode(LifecycleNode):
         if command.clamped:
             self.get_logger().warning(f"clamped to limits: {', '.join(command.clamped)}", throttle_duration_sec=2.0)
         self.last_safe = command
-        self.rate.tick()
+        timing.lap()
         self.publish(message.header.stamp, command)
+        timing.lap()
+        self.rate.tick()
 
     def publish(self, stamp, command):
-        field = getattr(command, self.get_parameter("command_interface").value)
-        self.command_publisher.publish(Float64MultiArray(data=[float(x) for x in field]))
-        state = JointState(name=list(self.robot.actuated_names), position=command.position.tolist(),
-                           velocity=command.velocity.tolist(), effort=command.effort.tolist())
-        state.header.stamp = stamp
-        self.state_publisher.publish(state)
+        self.command_publisher.publish(self.commands.fill(getattr(command, self.interface)))
+        self.state_publisher.publish(self.states.fill(stamp, command.position, command.velocity, command.effort))
 
     def publish_diagnostics(self):
         if self.core is None:
             return
         values = {"update rate [Hz]": self.rate.hz, "cond(P·J_m)": self.condition, "refused updates": self.refusals,
-                  "clamped values": self.clamps,
-                  "command interface": self.get_parameter("command_interface").value}
+                  "clamped values": self.clamps, "command interface": self.interface}
+        values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.problem is not None:
             self.diagnostics.publish("WARN", self.problem, values)
@@ -124,8 +125,6 @@ class LoopClosureMapperNode(LifecycleNode):
             self.diagnostics.publish("WARN", "waiting for balance/joint_command", values)
         else:
             self.diagnostics.publish("OK", "mapping", values)
-
-
 
 
 def main(args=None):

@@ -9,13 +9,15 @@
 
 With ``lockstep`` the plant waits, after each tick, for the actuator command computed from it (at most
 ``lockstep_timeout`` of wall time) before it steps again: the closed loop then sees exactly one tick of delay
-however loaded the machine is, as with Gazebo's lockstep.
+however loaded the machine is, as with Gazebo's lockstep. Without it the plant runs free, as a robot does.
+joint_states, imu and the foot wrenches go out every tick; the ground truth under sim/ at ``ground_truth_rate``
+of simulated time (≤ 0: every tick).
 """
 import time
 
 import numpy as np
 from builtin_interfaces.msg import Time
-from geometry_msgs.msg import Point, PointStamped, Vector3, Vector3Stamped, WrenchStamped
+from geometry_msgs.msg import PointStamped, Vector3, Vector3Stamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from rclpy.clock import Clock as SteadyClock, ClockType
 from rclpy.node import Node
@@ -24,9 +26,11 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray
 
 from humanoid_balance.model.loop_closures import load_loop_closures
-from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, RateMeter,
-                                           RejectedMessage, describe, finite, point_message, run,
-                                           wrench_message)
+from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, describe, run,
+                                           subscribe, timer)
+from humanoid_balance.nodes.messages import (JointStateWriter, OdometryWriter, RejectedMessage, WrenchWriter, finite,
+                                             point_message, vector_values, wrench_message)
+from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 from humanoid_balance.resources import robot_files
 from humanoid_balance.sim import INTERFACES, Simulation
 
@@ -58,6 +62,9 @@ class MujocoSimNode(Node):
         self.noise = self.declare_parameter("position_noise", 0.0, describe("encoder noise std [m or rad]")).value
         self.bias = self.declare_parameter("position_bias", 0.0, describe("encoder bias [m or rad]")).value
         self.push_duration = self.declare_parameter("push_duration", 0.1, describe("sim/push duration [s]")).value
+        self.ground_truth = DisplayRate(self.declare_parameter(
+            "ground_truth_rate", 100.0, describe("rate of the sim/ ground truth [Hz of simulated time]; ≤ 0: every "
+                                                 "tick")).value)
 
         self.sim = Simulation(urdf, loops or None, soles, force_torque_sensors=ft, timestep=timestep)
         spec = load_loop_closures(loops) if loops else None
@@ -67,12 +74,19 @@ class MujocoSimNode(Node):
         self.rng = np.random.default_rng(0)
         self.guard = InputGuard(self)
         self.rate = RateMeter()
+        self.timing = CallbackTiming(("step", "sensors", "ground truth"))  # one plant tick
         self.steps = max(1, int(round(self.period / timestep)))
         self.awaiting_since = None   # wall time since which a lockstep tick waits for its command
         self.unanswered_ticks = 0    # lockstep ticks stepped on the timeout, without a command
+        self.joints = JointStateWriter(self.joint_names)
+        self.imu = Imu()
+        self.imu.header.frame_id = "imu"
+        self.wrenches = [WrenchWriter("") for _ in self.feet]
+        self.odometry = OdometryWriter("world", "base_link")
+        self.body_names = {self.sim.model.body(i).name for i in range(self.sim.model.nbody)}
 
-        self.create_subscription(Float64MultiArray, "actuator_commands", self.on_command, RELIABLE_QOS)
-        self.create_subscription(WrenchStamped, "sim/push", self.on_push, RELIABLE_QOS)
+        subscribe(self, Float64MultiArray, "actuator_commands", self.on_command, RELIABLE_QOS)
+        subscribe(self, WrenchStamped, "sim/push", self.on_push, RELIABLE_QOS)
         self.joint_publisher = self.create_publisher(JointState, "joint_states", SENSOR_QOS)
         self.imu_publisher = self.create_publisher(Imu, "imu", SENSOR_QOS)
         self.wrench_publishers = ([self.create_publisher(WrenchStamped, f"{foot}/wrench", SENSOR_QOS)
@@ -87,20 +101,16 @@ class MujocoSimNode(Node):
                                     for kind in ("linear", "angular")]
         wall = SteadyClock(clock_type=ClockType.STEADY_TIME)  # the plant's pace never follows /clock
         if self.real_time:
-            self.create_timer(self.period, self.tick, clock=wall)
+            timer(self, self.period, self.tick, clock=wall)
         else:  # as fast as possible: back to back, or on each command in lockstep (the timer then is a watchdog)
-            self.create_timer(self.lockstep_timeout if self.lockstep else 0.0, self.tick, clock=wall)
-        self.create_timer(1.0, self.publish_diagnostics, clock=wall)
+            timer(self, self.lockstep_timeout if self.lockstep else 0.0, self.tick, clock=wall)
+        timer(self, 1.0, self.publish_diagnostics, clock=wall)
 
     def on_command(self, message):
-        try:
-            values = finite(message.data, "actuator_commands", "data")
-            if len(values) != len(self.sim.actuators):
-                raise RejectedMessage("length_mismatch", f"actuator_commands: {len(values)} values for "
-                                      f"{len(self.sim.actuators)} actuators")
-        except RejectedMessage as error:
-            self.guard.reject(error)
-            return
+        values = finite(message.data, "actuator_commands", "data")
+        if len(values) != len(self.sim.actuators):
+            raise RejectedMessage("length_mismatch", f"actuator_commands: {len(values)} values for "
+                                  f"{len(self.sim.actuators)} actuators")
         self.sim.set_command(self.interface, values)
         if self.awaiting_since is not None:
             self.awaiting_since = None
@@ -108,14 +118,9 @@ class MujocoSimNode(Node):
                 self.tick()
 
     def on_push(self, message):
-        try:
-            if message.header.frame_id not in [self.sim.model.body(i).name for i in range(self.sim.model.nbody)]:
-                raise RejectedMessage("unknown_body", f"sim/push: '{message.header.frame_id}' is not a body")
-            f, t = message.wrench.force, message.wrench.torque
-            wrench = finite([f.x, f.y, f.z, t.x, t.y, t.z], "sim/push", "wrench")
-        except RejectedMessage as error:
-            self.guard.reject(error)
-            return
+        if message.header.frame_id not in self.body_names:
+            raise RejectedMessage("unknown_body", f"sim/push: '{message.header.frame_id}' is not a body")
+        wrench = finite(vector_values(message.wrench.force, message.wrench.torque), "sim/push", "wrench")
         self.sim.push(message.header.frame_id, wrench[:3], wrench[3:], self.push_duration)
 
     def stamp(self):
@@ -129,38 +134,40 @@ class MujocoSimNode(Node):
             if time.monotonic() - self.awaiting_since < self.lockstep_timeout:
                 return
             self.unanswered_ticks += 1
+        timing = self.timing.begin()
         self.sim.step(self.steps)
         if self.lockstep:
             self.awaiting_since = time.monotonic()
-        self.rate.tick()
         stamp = self.stamp()
+        timing.lap()
         if self.clock_publisher is not None:
             self.clock_publisher.publish(Clock(clock=stamp))
         position, velocity, effort = self.sim.joint_states(self.joint_names)
         if self.noise:
             position = position + self.rng.normal(scale=self.noise, size=len(position))
-        joints = JointState(name=self.joint_names, position=(position + self.bias).tolist(),
-                            velocity=velocity.tolist(), effort=effort.tolist())
-        joints.header.stamp = stamp
-        self.joint_publisher.publish(joints)
+        self.joint_publisher.publish(self.joints.fill(stamp, position + self.bias, velocity, effort))
         quaternion, gyro, accelerometer = self.sim.imu()
-        imu = Imu()
-        imu.header.stamp, imu.header.frame_id = stamp, "imu"
-        imu.orientation.x, imu.orientation.y, imu.orientation.z, imu.orientation.w = map(float, quaternion)
-        imu.angular_velocity = Vector3(x=gyro[0], y=gyro[1], z=gyro[2])
-        imu.linear_acceleration = Vector3(x=accelerometer[0], y=accelerometer[1], z=accelerometer[2])
+        imu = self.imu
+        imu.header.stamp = stamp
+        o, w, a = imu.orientation, imu.angular_velocity, imu.linear_acceleration
+        o.x, o.y, o.z, o.w = (float(value) for value in quaternion)
+        w.x, w.y, w.z = (float(value) for value in gyro)
+        a.x, a.y, a.z = (float(value) for value in accelerometer)
         self.imu_publisher.publish(imu)
-        for publisher, sole in zip(self.wrench_publishers, self.soles):
+        for publisher, writer, sole in zip(self.wrench_publishers, self.wrenches, self.soles):
             frame, wrench = self.sim.foot_wrench(sole)
-            publisher.publish(wrench_message(stamp, frame, wrench))
+            writer.message.header.frame_id = frame
+            publisher.publish(writer.fill(stamp, wrench))
+        timing.lap()
+        if self.ground_truth.due(self.sim.time):
+            self.publish_ground_truth(stamp)
+        timing.lap()
+        self.rate.tick()
+
+    def publish_ground_truth(self, stamp):
         truth = self.sim.ground_truth()
-        odom = Odometry(child_frame_id="base_link")
-        odom.header.stamp, odom.header.frame_id = stamp, "world"
-        odom.pose.pose.position = Point(x=truth.base_position[0], y=truth.base_position[1], z=truth.base_position[2])
-        x, y, z, w = map(float, truth.base_quaternion)
-        odom.pose.pose.orientation.x, odom.pose.pose.orientation.y = x, y
-        odom.pose.pose.orientation.z, odom.pose.pose.orientation.w = z, w
-        self.odom_publisher.publish(odom)
+        self.odom_publisher.publish(self.odometry.fill(stamp, truth.base_position, truth.base_quaternion,
+                                                       np.zeros(3), np.zeros(3)))
         self.com_publisher.publish(point_message(stamp, "world", truth.com))
         for publisher, momentum in zip(self.momentum_publishers, (truth.linear_momentum, truth.angular_momentum)):
             message = Vector3Stamped(vector=Vector3(x=momentum[0], y=momentum[1], z=momentum[2]))
@@ -176,6 +183,7 @@ class MujocoSimNode(Node):
                   "command interface": self.interface}
         if self.lockstep:
             values["lockstep ticks without a command"] = self.unanswered_ticks
+        values.update(self.timing.figures())
         values.update(self.guard.figures())
         self.diagnostics.publish("OK", "simulating", values)
 

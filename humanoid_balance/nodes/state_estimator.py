@@ -5,12 +5,12 @@
         ─> estimated_joint_states (sensor_msgs/JointState: every joint), odom (nav_msgs/Odometry),
            TF odom → base_link (when tf2_ros is installed, as on a ROS 2 machine; ``publish_tf``)
     ~/calibrate (std_srvs/Trigger): encoder calibration (Kangaroo eqs. 41–42), offsets saved to offsets_file
-    /diagnostics: loop residual, update rate, rejected messages
+    /diagnostics: loop residual, update rate, callback time by stage, rejected messages
 """
 from pathlib import Path
 
 import numpy as np
-from geometry_msgs.msg import Point, Quaternion, TransformStamped, Vector3
+from geometry_msgs.msg import TransformStamped
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import FloatingPointRange
 from rclpy.node import Node
@@ -20,8 +20,11 @@ from std_srvs.srv import Trigger
 from humanoid_balance.estimation import ImuSample, RobotStateEstimator, load_offsets, save_offsets
 from humanoid_balance.estimation.robot_state import LEVEL_IMU
 from humanoid_balance.model import load_robot
-from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, JointStateReader,
-                                           RateMeter, RejectedMessage, describe, finite, run)
+from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, describe, run,
+                                           subscribe, timer)
+from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, OdometryWriter, RejectedMessage,
+                                             finite)
+from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
 from humanoid_balance.resources import robot_files
 
 try:  # not available as a wheel: TF is broadcast where ROS 2 is installed, odom carries the same pose everywhere
@@ -48,7 +51,7 @@ class StateEstimatorNode(Node):
         beta = self.declare_parameter("beta", 1000.0, gain("measurement-correction gain β [1/s], eq. 38")).value
         contact_height = self.declare_parameter(
             "contact_height", 0.01, describe("a sole this close to the lowest one is in contact [m]")).value
-        self.odom_frame = self.declare_parameter("odom_frame", "odom", describe("odometry frame (REP-105)")).value
+        odom_frame = self.declare_parameter("odom_frame", "odom", describe("odometry frame (REP-105)")).value
         self.base_frame = self.declare_parameter("base_frame", "base_link", describe("base frame (REP-105)")).value
         self.offsets_file = Path(self.declare_parameter(
             "offsets_file", str(Path.home() / ".ros" / "humanoid_balance" / "actuator_offsets.yaml"),
@@ -73,70 +76,61 @@ class StateEstimatorNode(Node):
             self.offsets_source = str(self.offsets_file)
 
         self.joints = JointStateReader("joint_states", self.robot.actuated_names, optional=self.robot.measured_names)
+        self.estimates = JointStateWriter(self.robot.joint_names)
+        self.odometry = OdometryWriter(odom_frame, self.base_frame)
+        self.efforts = np.zeros(self.robot.nv)  # passive joints carry no motor effort
         self.guard = InputGuard(self)
         self.rate = RateMeter()
+        self.timing = CallbackTiming()
         self.imu = None
         self.last_state = None
         self.last_reading = None
 
-        self.create_subscription(JointState, "joint_states", self.on_joint_states, SENSOR_QOS)
-        self.create_subscription(Imu, "imu", self.on_imu, SENSOR_QOS)
+        subscribe(self, JointState, "joint_states", self.on_joint_states, SENSOR_QOS)
+        subscribe(self, Imu, "imu", self.on_imu, SENSOR_QOS)
         self.joint_publisher = self.create_publisher(JointState, "estimated_joint_states", RELIABLE_QOS)
         self.odom_publisher = self.create_publisher(Odometry, "odom", RELIABLE_QOS)
         self.create_service(Trigger, "~/calibrate", self.on_calibrate)
         self.diagnostics = Diagnostics(self, "estimation")
-        self.create_timer(1.0, self.publish_diagnostics)
+        timer(self, 1.0, self.publish_diagnostics)
 
     def on_imu(self, message):
-        try:
-            self.guard.check_stamp("imu", message.header.stamp)
-            if message.orientation_covariance[0] == -1.0:
-                raise RejectedMessage("imu_no_orientation", "imu: orientation not provided (covariance[0] = -1)")
-            o, w = message.orientation, message.angular_velocity
-            quaternion = finite([o.x, o.y, o.z, o.w], "imu", "orientation")
-            if abs(np.linalg.norm(quaternion) - 1.0) > 1e-3:
-                raise RejectedMessage("imu_not_unit", f"imu: orientation norm {np.linalg.norm(quaternion):.4f} ≠ 1")
-            self.imu = ImuSample(quaternion, finite([w.x, w.y, w.z], "imu", "angular_velocity"))
-        except RejectedMessage as error:
-            self.guard.reject(error)
+        self.guard.check_stamp("imu", message.header.stamp)
+        if message.orientation_covariance[0] == -1.0:
+            raise RejectedMessage("imu_no_orientation", "imu: orientation not provided (covariance[0] = -1)")
+        o, w = message.orientation, message.angular_velocity
+        quaternion = finite([o.x, o.y, o.z, o.w], "imu", "orientation")
+        if abs(np.linalg.norm(quaternion) - 1.0) > 1e-3:
+            raise RejectedMessage("imu_not_unit", f"imu: orientation norm {np.linalg.norm(quaternion):.4f} ≠ 1")
+        self.imu = ImuSample(quaternion, finite([w.x, w.y, w.z], "imu", "angular_velocity"))
 
     def on_joint_states(self, message):
-        try:
-            time = self.guard.check_stamp("joint_states", message.header.stamp)
-            positions, velocities, efforts, measured = self.joints.read(message)
-        except RejectedMessage as error:
-            self.guard.reject(error)
-            return
+        timing = self.timing.begin()
+        time = self.guard.check_stamp("joint_states", message.header.stamp)
+        positions, velocities, efforts, measured = self.joints.read(message)
         self.last_reading = (positions, measured)
+        timing.lap()
         state = self.core.update(positions, velocities, time, self.imu or LEVEL_IMU)
         self.last_state = state
-        self.rate.tick()
+        timing.lap()
         self.publish(message.header.stamp, state, efforts)
+        timing.lap()
+        self.rate.tick()
 
     def publish(self, stamp, state, actuator_efforts):
-        joints = JointState(name=list(self.robot.joint_names), position=state.q.tolist(), velocity=state.v.tolist())
-        effort = np.zeros(self.robot.nv)  # passive joints carry no motor effort
         if actuator_efforts is not None:
-            effort[self.robot.actuated_v] = actuator_efforts
-        joints.effort = effort.tolist()
-        joints.header.stamp = stamp
-        self.joint_publisher.publish(joints)
-
+            self.efforts[self.robot.actuated_v] = actuator_efforts
+        self.joint_publisher.publish(self.estimates.fill(stamp, state.q, state.v, self.efforts))
         base = state.base
-        odom = Odometry(child_frame_id=self.base_frame)
-        odom.header.stamp, odom.header.frame_id = stamp, self.odom_frame
-        odom.pose.pose.position = Point(x=base.position[0], y=base.position[1], z=base.position[2])
-        x, y, z, w = base.quaternion_xyzw
-        odom.pose.pose.orientation = Quaternion(x=x, y=y, z=z, w=w)
-        linear = base.rotation.T @ base.linear_velocity  # nav_msgs: twist in the child frame
-        odom.twist.twist.linear = Vector3(x=linear[0], y=linear[1], z=linear[2])
-        odom.twist.twist.angular = Vector3(x=base.angular_velocity[0], y=base.angular_velocity[1],
-                                           z=base.angular_velocity[2])
+        odom = self.odometry.fill(stamp, base.position, base.quaternion_xyzw,
+                                  base.rotation.T @ base.linear_velocity,  # nav_msgs: twist in the child frame
+                                  base.angular_velocity)
         self.odom_publisher.publish(odom)
         if self.tf_broadcaster is not None:
-            transform = TransformStamped(child_frame_id=self.base_frame)
-            transform.header = odom.header
-            transform.transform.translation = Vector3(x=base.position[0], y=base.position[1], z=base.position[2])
+            transform = TransformStamped(header=odom.header, child_frame_id=self.base_frame)
+            transform.transform.translation.x = odom.pose.pose.position.x
+            transform.transform.translation.y = odom.pose.pose.position.y
+            transform.transform.translation.z = odom.pose.pose.position.z
             transform.transform.rotation = odom.pose.pose.orientation
             self.tf_broadcaster.sendTransform(transform)
 
@@ -166,6 +160,7 @@ class StateEstimatorNode(Node):
     def publish_diagnostics(self):
         values = {"update rate [Hz]": self.rate.hz,
                   "actuator offsets": self.offsets_source, "TF odom → base_link": self.tf_status}
+        values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.last_state is None:
             self.diagnostics.publish("WARN", "waiting for joint_states", values)

@@ -1,0 +1,196 @@
+"""Standard messages in and out of the nodes without per-element Python work.
+
+Incoming sequences of doubles arrive as ``array.array`` and are read as numpy views; outgoing messages are built
+once, with their name lists, and refilled on every publish through preallocated ``array.array`` buffers, which
+the message setters take as they are.
+"""
+import array
+
+import numpy as np
+from geometry_msgs.msg import Point, PointStamped, Vector3, WrenchStamped
+from nav_msgs.msg import Odometry
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+__all__ = ["RejectedMessage", "finite", "stamp_seconds", "JointStateReader", "Float64Buffer", "JointStateWriter",
+           "Float64ArrayWriter", "OdometryWriter", "WrenchWriter", "point_message", "wrench_message",
+           "vector_values"]
+
+
+class RejectedMessage(Exception):
+    """An input message that must not reach the algorithms; ``reason`` is a short counter key."""
+
+    def __init__(self, reason, detail):
+        self.reason = reason
+        self.detail = detail
+        super().__init__(detail)
+
+
+def stamp_seconds(stamp):
+    return stamp.sec + 1e-9 * stamp.nanosec
+
+
+def finite(values, topic, field):
+    """``values`` as a float array (a view of an incoming ``array.array``); RejectedMessage('not_finite') on NaN
+    or Inf."""
+    array_values = np.frombuffer(values, dtype=float) if isinstance(values, array.array) else \
+        np.asarray(values, dtype=float)
+    if not np.isfinite(array_values).all():
+        raise RejectedMessage("not_finite", f"{topic}: {field} contains NaN or Inf")
+    return array_values
+
+
+def vector_values(*vectors):
+    """The x, y, z of geometry_msgs Vector3 / Point messages, concatenated (3 per vector)."""
+    return [value for vector in vectors for value in (vector.x, vector.y, vector.z)]
+
+
+class JointStateReader:
+    """Pick named joints out of sensor_msgs/JointState messages: any order, extra joints ignored (or refused
+    with ``only_known``). The index arrays are built once per name layout."""
+
+    def __init__(self, topic, required, optional=(), only_known=False):
+        self.topic = topic
+        self.required = tuple(required)
+        self.optional = tuple(optional)
+        self.only_known = only_known
+        self._layout = None   # the name list the index below was built for
+        self._take = None     # values of the layout → values of the required joints
+        self._optional = {}   # optional name → index in the layout
+
+    def _indices(self, names):
+        if names != self._layout:
+            position = {name: i for i, name in enumerate(names)}
+            if len(position) != len(names):
+                raise RejectedMessage("duplicate_names", f"{self.topic}: a joint name appears twice")
+            missing = [name for name in self.required if name not in position]
+            if missing:
+                raise RejectedMessage("missing_joints", f"{self.topic}: missing required joints {missing}")
+            if self.only_known:
+                unknown = [name for name in names if name not in self.required and name not in self.optional]
+                if unknown:
+                    raise RejectedMessage("unknown_joints", f"{self.topic}: {unknown} are not joints this node takes")
+            required = np.array([position[n] for n in self.required], dtype=int)
+            if np.array_equal(required, np.arange(len(required))):  # the required joints first, in order: a view
+                count = len(required)
+                self._take = (lambda values: values) if len(names) == count else (lambda values: values[:count])
+            else:
+                self._take = lambda values: values[required]
+            self._optional = {n: position[n] for n in self.optional if n in position}
+            self._layout = list(names)
+
+    def read(self, message):
+        """(positions, velocities or None, efforts or None, {optional name: position}) of the joints.
+
+        Raises:
+            RejectedMessage: mismatched array lengths, missing or unknown joints, NaN/Inf.
+        """
+        names = message.name
+        count = len(names)
+        position, velocity, effort = message.position, message.velocity, message.effort
+        if len(position) != count or len(velocity) not in (0, count) or len(effort) not in (0, count):
+            raise RejectedMessage("length_mismatch", f"{self.topic}: {len(position)} positions, {len(velocity)} "
+                                  f"velocities and {len(effort)} efforts for {count} names")
+        self._indices(names)
+        take = self._take
+        position = finite(position, self.topic, "position")
+        measured = {n: float(position[i]) for n, i in self._optional.items()}
+        return (take(position), take(finite(velocity, self.topic, "velocity")) if len(velocity) else None,
+                take(finite(effort, self.topic, "effort")) if len(effort) else None, measured)
+
+
+class Float64Buffer:
+    """A preallocated ``array.array('d')`` of fixed length and its numpy view: fill(values) copies and hands back
+    the array, which a float64[] message field stores without converting."""
+
+    def __init__(self, length):
+        self.array = array.array("d", bytes(8 * length))
+        self.view = np.frombuffer(self.array, dtype=float)
+
+    def fill(self, values):
+        self.view[:] = values
+        return self.array
+
+
+class JointStateWriter:
+    """One sensor_msgs/JointState for a fixed list of joints, built once and refilled per publish."""
+
+    def __init__(self, names, frame_id=""):
+        self.message = JointState(name=list(names))
+        self.message.header.frame_id = frame_id
+        self.buffers = [Float64Buffer(len(names)) for _ in range(3)]
+        self.empty = array.array("d")
+
+    def fill(self, stamp, position, velocity=None, effort=None):
+        message = self.message
+        message.header.stamp = stamp
+        buffers = self.buffers
+        message.position = buffers[0].fill(position)
+        message.velocity = self.empty if velocity is None else buffers[1].fill(velocity)
+        message.effort = self.empty if effort is None else buffers[2].fill(effort)
+        return message
+
+
+class Float64ArrayWriter:
+    """One std_msgs/Float64MultiArray of fixed length (a forward_command_controller's command), refilled per
+    publish."""
+
+    def __init__(self, length):
+        self.message = Float64MultiArray()
+        self.buffer = Float64Buffer(length)
+
+    def fill(self, values):
+        self.message.data = self.buffer.fill(values)
+        return self.message
+
+
+class OdometryWriter:
+    """One nav_msgs/Odometry (REP-105: pose in ``frame_id``, twist in ``child_frame_id``), refilled per publish."""
+
+    def __init__(self, frame_id, child_frame_id):
+        self.message = Odometry(child_frame_id=child_frame_id)
+        self.message.header.frame_id = frame_id
+
+    def fill(self, stamp, position, quaternion_xyzw, linear_velocity, angular_velocity):
+        message = self.message
+        message.header.stamp = stamp
+        pose, twist = message.pose.pose, message.twist.twist
+        p, o = pose.position, pose.orientation
+        p.x, p.y, p.z = float(position[0]), float(position[1]), float(position[2])
+        o.x, o.y, o.z, o.w = (float(value) for value in quaternion_xyzw)
+        v, w = twist.linear, twist.angular
+        v.x, v.y, v.z = float(linear_velocity[0]), float(linear_velocity[1]), float(linear_velocity[2])
+        w.x, w.y, w.z = float(angular_velocity[0]), float(angular_velocity[1]), float(angular_velocity[2])
+        return message
+
+
+class WrenchWriter:
+    """One geometry_msgs/WrenchStamped in a fixed frame, refilled per publish."""
+
+    def __init__(self, frame_id):
+        self.message = WrenchStamped()
+        self.message.header.frame_id = frame_id
+
+    def fill(self, stamp, wrench):
+        message = self.message
+        message.header.stamp = stamp
+        f, t = message.wrench.force, message.wrench.torque
+        f.x, f.y, f.z = float(wrench[0]), float(wrench[1]), float(wrench[2])
+        t.x, t.y, t.z = float(wrench[3]), float(wrench[4]), float(wrench[5])
+        return message
+
+
+def point_message(stamp, frame, xyz):
+    """geometry_msgs/PointStamped of a 3-vector [m]."""
+    message = PointStamped(point=Point(x=float(xyz[0]), y=float(xyz[1]), z=float(xyz[2])))
+    message.header.stamp, message.header.frame_id = stamp, frame
+    return message
+
+
+def wrench_message(stamp, frame, wrench):
+    """geometry_msgs/WrenchStamped of [f; τ] [N, N·m]."""
+    message = WrenchStamped()
+    message.header.stamp, message.header.frame_id = stamp, frame
+    message.wrench.force = Vector3(x=float(wrench[0]), y=float(wrench[1]), z=float(wrench[2]))
+    message.wrench.torque = Vector3(x=float(wrench[3]), y=float(wrench[4]), z=float(wrench[5]))
+    return message
