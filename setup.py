@@ -38,6 +38,7 @@ setup(
             "centroidal_balancer = humanoid_balance.nodes:centroidal_balancer",
             "loop_closure_mapper = humanoid_balance.nodes:loop_closure_mapper",
             "mujoco_sim = humanoid_balance.nodes:mujoco_sim",
+            "balance_stack = humanoid_balance.nodes:balance_stack",
         ],
     },
 )

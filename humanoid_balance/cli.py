@@ -10,6 +10,8 @@ from humanoid_balance import __version__
 from humanoid_balance.bench import EXPERIMENTS
 from humanoid_balance.resources import DEFAULT_ROBOT
 
+REAL_TIME_RATE = 100.0  # demo --real-time control rate [Hz]
+
 
 def check_model(urdf, loops, samples=50, seed=0, out=sys.stdout):
     """Load, validate and close the loops; print a summary. Returns the process exit code."""
@@ -83,6 +85,12 @@ def build_parser():
     demo.add_argument("--output", type=Path, default=Path("demo_report"),
                       help="report folder: PNG plots and metrics.json (default ./demo_report)")
     demo.add_argument("--video", type=Path, help="also render the run offscreen to this .gif or .mp4 (MP4 needs ffmpeg)")
+    demo.add_argument("--real-time", action="store_true",
+                      help="run the plant free against the wall clock instead of in lockstep: nothing waits for the "
+                           "controller, as on a robot")
+    demo.add_argument("--rate", type=float, default=REAL_TIME_RATE,
+                      help=f"control rate with --real-time [Hz] (default {REAL_TIME_RATE:g}, which this 2-core "
+                           "development machine sustains)")
     bench = commands.add_parser("bench", help="run the papers' experiments in the embedded simulation; print the "
                                 "table and write BENCHMARKS.md")
     bench.add_argument("experiments", nargs="*", metavar="EXPERIMENT",
@@ -110,7 +118,7 @@ def bench(experiments, smoke, output, strict):
     return 1 if crashed or (strict and missed) else 0
 
 
-def demo(scenario, output, video=None):
+def demo(scenario, output, video=None, real_time_rate=None):
     """The closed-loop demo; returns the exit code (0: no fall, ZMP inside the support polygon, nodes OK)."""
     if video is not None:
         os.environ.setdefault("MUJOCO_GL", "egl")  # headless rendering, before MuJoCo loads
@@ -120,7 +128,7 @@ def demo(scenario, output, video=None):
     from humanoid_balance.demo.runner import run_demo, summary
     from humanoid_balance.demo.scenario import SCENARIOS
 
-    code, figures, paths = run_demo(SCENARIOS[scenario], output, video)
+    code, figures, paths = run_demo(SCENARIOS[scenario], output, video, real_time_rate=real_time_rate)
     if figures is not None:
         summary(figures, paths)
     return code
@@ -132,7 +140,9 @@ def main(argv=None):
     if args.command == "check-model":
         return check_model(args.urdf, args.loops, samples=args.samples)
     if args.command == "demo":
-        return demo(args.scenario, args.output, args.video)
+        if args.rate <= 0.0:
+            parser.error(f"--rate {args.rate:g}: give a positive control rate in Hz")
+        return demo(args.scenario, args.output, args.video, args.rate if args.real_time else None)
     if args.command == "bench":
         return bench(args.experiments, args.smoke, args.output, args.strict)
     parser.print_help()

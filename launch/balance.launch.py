@@ -1,15 +1,67 @@
-"""The balance suite for a real robot or Gazebo (no simulator): remap its inputs onto ros2_control's
-broadcasters with launch arguments.
+"""The balance suite for a real robot or Gazebo (no simulator): remap its inputs onto ros2_control's broadcasters
+with launch arguments.
 
     ros2 launch humanoid_balance balance.launch.py \
         joint_states_topic:=/joint_states imu_topic:=/imu_sensor_broadcaster/imu \
         contact_mode:=ft_sensors left_wrench_topic:=/left_foot_ft_broadcaster/wrench
+
+``composed:=true`` runs the four nodes in one process (balance_stack, one executor: the Python counterpart of a
+component container, for machines with few cores) with the same topics, parameters and remaps.
 """
+import tempfile
+
+import yaml
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.conditions import IfCondition, UnlessCondition
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
+
+NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")
+REMAPS = {  # node → (its topic, the launch argument naming the topic it is remapped to)
+    "state_estimator": (("joint_states", "joint_states_topic"), ("imu", "imu_topic")),
+    "contact_estimator": (("left_foot/wrench", "left_wrench_topic"), ("right_foot/wrench", "right_wrench_topic")),
+    "centroidal_balancer": (),
+    "loop_closure_mapper": (("actuator_commands", "commands_topic"),),
+}
+OVERRIDES = {  # node → (its parameter, the launch argument giving it), on top of config/<node>.yaml
+    "state_estimator": (),
+    "contact_estimator": (("mode", "contact_mode"),),
+    "centroidal_balancer": (("mode", "balance_mode"),),
+    "loop_closure_mapper": (("command_interface", "command_interface"),),
+}
+ROBOT = (("urdf_file", "urdf_file"), ("loops_file", "loops_file"), ("use_sim_time", "use_sim_time"))
+
+
+def parameter_file(share, node):
+    return PathJoinSubstitution([share, "config", f"{node}.yaml"])
+
+
+def separate_node(share, node):
+    overrides = {parameter: LaunchConfiguration(argument) for parameter, argument in ROBOT + OVERRIDES[node]}
+    return Node(package="humanoid_balance", executable=node, name=node, output="screen",
+                parameters=[parameter_file(share, node), overrides],
+                remappings=[(topic, LaunchConfiguration(argument)) for topic, argument in REMAPS[node]],
+                condition=UnlessCondition(LaunchConfiguration("composed")))
+
+
+def composed_stack(context, share):
+    """balance_stack with every node's parameter file and its overrides scoped to its name (the process's
+    arguments reach all four nodes, so a plain dict would give the balancer the contact estimator's mode)."""
+    def value(argument):
+        text = LaunchConfiguration(argument).perform(context)
+        return text == "true" if argument == "use_sim_time" else text
+
+    overrides = {f"/**/{node}": {"ros__parameters": {parameter: value(argument)
+                                                     for parameter, argument in ROBOT + OVERRIDES[node]}}
+                 for node in NODES}
+    with tempfile.NamedTemporaryFile("w", prefix="balance_stack_", suffix=".yaml", delete=False) as handle:
+        yaml.safe_dump(overrides, handle)
+    return [Node(package="humanoid_balance", executable="balance_stack", output="screen",
+                 parameters=[*(parameter_file(share, node) for node in NODES), handle.name],
+                 remappings=[(topic, LaunchConfiguration(argument)) for node in NODES
+                             for topic, argument in REMAPS[node]])]
 
 
 def generate_launch_description():
@@ -37,31 +89,9 @@ def generate_launch_description():
         DeclareLaunchArgument("command_interface", default_value="position",
                               description="what actuator_commands carries: position | velocity | effort"),
         DeclareLaunchArgument("use_sim_time", default_value="false", description="follow /clock"),
+        DeclareLaunchArgument("composed", default_value="false", choices=["true", "false"],
+                              description="the four nodes in one process (balance_stack) instead of four"),
     ]
-    robot = {"urdf_file": LaunchConfiguration("urdf_file"), "loops_file": LaunchConfiguration("loops_file"),
-             "use_sim_time": LaunchConfiguration("use_sim_time")}
-    state_estimator = Node(
-        package="humanoid_balance", executable="state_estimator", name="state_estimator", output="screen",
-        parameters=[PathJoinSubstitution([share, "config", "state_estimator.yaml"]), robot],
-        remappings=[("joint_states", LaunchConfiguration("joint_states_topic")),
-                    ("imu", LaunchConfiguration("imu_topic"))],
-    )
-    contact_estimator = Node(
-        package="humanoid_balance", executable="contact_estimator", name="contact_estimator", output="screen",
-        parameters=[PathJoinSubstitution([share, "config", "contact_estimator.yaml"]), robot,
-                    {"mode": LaunchConfiguration("contact_mode")}],
-        remappings=[("left_foot/wrench", LaunchConfiguration("left_wrench_topic")),
-                    ("right_foot/wrench", LaunchConfiguration("right_wrench_topic"))],
-    )
-    centroidal_balancer = Node(
-        package="humanoid_balance", executable="centroidal_balancer", name="centroidal_balancer", output="screen",
-        parameters=[PathJoinSubstitution([share, "config", "centroidal_balancer.yaml"]), robot,
-                    {"mode": LaunchConfiguration("balance_mode")}],
-    )
-    loop_closure_mapper = Node(
-        package="humanoid_balance", executable="loop_closure_mapper", name="loop_closure_mapper", output="screen",
-        parameters=[PathJoinSubstitution([share, "config", "loop_closure_mapper.yaml"]), robot,
-                    {"command_interface": LaunchConfiguration("command_interface")}],
-        remappings=[("actuator_commands", LaunchConfiguration("commands_topic"))],
-    )
-    return LaunchDescription([*arguments, state_estimator, contact_estimator, centroidal_balancer, loop_closure_mapper])
+    return LaunchDescription([*arguments, *(separate_node(share, node) for node in NODES),
+                              OpaqueFunction(function=composed_stack, args=[share],
+                                             condition=IfCondition(LaunchConfiguration("composed")))])

@@ -3,12 +3,20 @@
 Tests use these helpers to talk to real nodes over DDS: each program gets its own process, its own
 rclpy context and the session's ROS_DOMAIN_ID (set in conftest.py).
 """
+import ctypes
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 TEST_DIR = Path(__file__).resolve().parent
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent():
+    """In the child before exec: SIGTERM when the test process dies, so no node outlives a crashed test."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def start(argv, ros_args=()):
@@ -22,6 +30,7 @@ def start(argv, ros_args=()):
         stderr=subprocess.PIPE,
         text=True,
         env=os.environ.copy(),
+        preexec_fn=_die_with_parent,
     )
 
 
@@ -33,7 +42,7 @@ def start_script(name, *args, ros_args=()):
 def stop(process, timeout=10.0):
     """Interrupt a process (as Ctrl-C would), then return (returncode, stdout, stderr)."""
     if process.poll() is None:
-        process.send_signal(subprocess.signal.SIGINT)
+        process.send_signal(signal.SIGINT)
     try:
         out, err = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -1,5 +1,6 @@
-"""launch_testing: balance.launch.py starts the four nodes of the suite, each reports on /diagnostics, the topic
-remaps given as launch arguments land on the right nodes, and every node exits cleanly.
+"""launch_testing: balance.launch.py starts the four nodes of the suite, in four processes or composed in one
+(balance_stack), each reports on /diagnostics, the topic remaps given as launch arguments land on the right nodes,
+and every process exits cleanly.
 
 Runs on a ROS 2 machine (``colcon test``); launch and launch_testing have no PyPI wheels. Robust by design: the
 test waits until every node has reported (not for the first /diagnostics message, which carries one node's
@@ -35,10 +36,11 @@ REMAPS = {  # launch argument → topic, and the node that must be on it (subscr
 
 
 @pytest.mark.launch_test
-def generate_test_description():
-    suite = launch.actions.IncludeLaunchDescription(
-        PythonLaunchDescriptionSource(str(LAUNCH_FILE)),
-        launch_arguments={argument: topic for argument, (topic, _, _) in REMAPS.items()}.items())
+@launch_testing.parametrize("composed", ["false", "true"])
+def generate_test_description(composed):
+    arguments = {argument: topic for argument, (topic, _, _) in REMAPS.items()}
+    suite = launch.actions.IncludeLaunchDescription(PythonLaunchDescriptionSource(str(LAUNCH_FILE)),
+                                                    launch_arguments={**arguments, "composed": composed}.items())
     return launch.LaunchDescription([suite, launch_testing.actions.ReadyToTest()])
 
 

@@ -15,12 +15,15 @@ def test_smoke_run_writes_every_experiment_and_the_machine(tmp_path):
     names = [name for name in EXPERIMENTS if name != "dds"]
     results = run_benchmarks(names, smoke=True, output=output, progress=lambda *args, **kwargs: None)
     assert not [r for r in results if r.measured.startswith("error:")]
-    assert {r.experiment.split()[0] for r in results} == {"1", "2", "3", "4", "5", "6"}
+    assert {r.experiment.split()[0] for r in results} == {"1", "2", "3", "4", "5", "6", "8"}
     by_quantity = {r.quantity: r for r in results}
     # a 12 N·s push on 67.7 kg is 0.18 m/s: recovered without a fall; a fallen robot reads "fell"
     assert by_quantity["fall / largest sole slip"].measured.startswith("no fall")
     # the VIIP standing impedance (ω = 8 rad/s, ζ = 1) holds the COG: it used to bounce off the floor by ±15 mm
     assert by_quantity["COG height held while standing"].met
+    # every core's budget row carries its ratio to crba and its time
+    cores = [r for r in results if r.experiment.startswith("8")]
+    assert len(cores) == 4 and all(re.fullmatch(r"[\d.]+ \(\d+ µs\)", r.measured) for r in cores)
     text = output.read_text()
     assert "## Machine" in text and "cores: " in text and "pin " in text
     assert text.count("\n| ") == len(results) + 1  # header and one line per row

@@ -21,9 +21,11 @@ from ros_probe import Probe
 
 REPO = Path(__file__).resolve().parents[1]
 COLCON = Path(sys.executable).with_name("colcon")
-NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "mujoco_sim")
+NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "mujoco_sim",
+         "balance_stack")
 DIAGNOSTICS = {"state_estimator": "estimation", "contact_estimator": "contacts", "centroidal_balancer": "balance",
                "loop_closure_mapper": "mapping", "mujoco_sim": "simulation"}
+STACK = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")  # in balance_stack
 START_TIMEOUT = 90.0  # for all five nodes to start together on a loaded 2-core machine [s]
 STAY_UP = 5.0         # each node must keep running this long after its first diagnostics [s]
 MASK = f"""\
@@ -157,18 +159,18 @@ def test_robot_files_come_from_the_ament_share(workspace):
                                      str(share / "config" / "state_estimator.yaml")]
 
 
-@pytest.mark.dds
-def test_every_node_starts_with_its_defaults_stays_up_and_stops_cleanly(workspace):
-    """All five nodes from install/lib/humanoid_balance/, no parameters: each reports on /diagnostics, is still
-    running STAY_UP seconds later, and exits 0 on Ctrl-C without a traceback."""
+def start_and_watch(workspace, executables, expected):
+    """Start ``executables`` from install/lib/humanoid_balance/ with no parameters; each of the ``expected``
+    diagnostics names must arrive, every process must still run STAY_UP seconds later and then exit 0 on Ctrl-C
+    without a traceback."""
     probe = Probe("install_probe")
-    processes = {name: workspace.start(name) for name in NODES}
+    processes = {name: workspace.start(name) for name in executables}
     try:
-        reported = lambda: all(f"{name}: {what}" in probe.diagnostics for name, what in DIAGNOSTICS.items())  # noqa: E731
+        reported = lambda: all(name in probe.diagnostics for name in expected)  # noqa: E731
         exited = lambda: any(process.poll() is not None for process in processes.values())  # noqa: E731
         probe.spin_until(lambda: reported() or exited(), START_TIMEOUT)
         assert not exited(), {name: finish(p)[1][-2000:] for name, p in processes.items() if p.poll() is not None}
-        missing = [name for name, what in DIAGNOSTICS.items() if f"{name}: {what}" not in probe.diagnostics]
+        missing = [name for name in expected if name not in probe.diagnostics]
         assert not missing, f"no diagnostics within {START_TIMEOUT} s from {missing}"
         probe.spin_until(exited, STAY_UP)
         assert not exited(), {name: finish(p)[1][-2000:] for name, p in processes.items() if p.poll() is not None}
@@ -178,6 +180,17 @@ def test_every_node_starts_with_its_defaults_stays_up_and_stops_cleanly(workspac
     for name, (code, output) in results.items():
         assert "Traceback" not in output, f"{name}:\n{output[-3000:]}"
         assert code == 0, f"{name} exited with {code}:\n{output[-3000:]}"
+
+
+@pytest.mark.dds
+def test_every_node_starts_with_its_defaults_stays_up_and_stops_cleanly(workspace):
+    """All five nodes from install/lib/humanoid_balance/, no parameters, each in its own process."""
+    start_and_watch(workspace, DIAGNOSTICS, [f"{name}: {what}" for name, what in DIAGNOSTICS.items()])
+
+
+@pytest.mark.dds
+def test_the_composed_stack_starts_its_four_nodes_stays_up_and_stops_cleanly(workspace):
+    start_and_watch(workspace, ["balance_stack"], [f"{name}: {DIAGNOSTICS[name]}" for name in STACK])
 
 
 RMW = os.environ["RMW_IMPLEMENTATION"]  # its library is loaded by rclpy.init (conftest.py sets the default)

@@ -20,6 +20,7 @@ EXPERIMENTS = {  # name → module, in the issue's order
     "wrench": "wrench_estimation",
     "inertia": "inertia_comparison",
     "dds": "dds_loop",
+    "cores": "cores",
 }
 
 

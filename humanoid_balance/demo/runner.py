@@ -1,8 +1,11 @@
 """``humanoid-balance demo``: the embedded plant and the four suite nodes in one process, one executor.
 
-The nodes are the same classes, with the same parameter files, that ``sim.launch.py`` starts; the plant runs in
-lockstep on its own /clock. A director node plays the scenario (pushes on sim/push, arm trajectories on
-balance/<arm>/trajectory) and records ground truth and estimates for the report.
+The nodes are the same classes, with the same parameter files, that ``sim.launch.py`` starts. By default the plant
+runs in lockstep on its own /clock: the closed loop sees one tick of delay whatever the machine, and runs are
+reproducible. With ``real_time_rate`` the plant runs free against the wall clock at that control rate, as a robot
+does, and nothing waits for the controller (the nodes then run on rclpy's EventsExecutor). A director node plays
+the scenario (pushes on sim/push, arm trajectories on balance/<arm>/trajectory) and records ground truth and
+estimates for the report.
 """
 import sys
 import time
@@ -14,7 +17,9 @@ from builtin_interfaces.msg import Duration
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PolygonStamped, Vector3Stamped, WrenchStamped
 from nav_msgs.msg import Odometry
+from std_msgs.msg import Float64MultiArray
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -41,20 +46,29 @@ SUITE = {  # node name → (class factory, parameter file), as sim.launch.py sta
     "loop_closure_mapper": (autostarted(LoopClosureMapperNode), "loop_closure_mapper.yaml"),
 }
 SIMULATION_OVERRIDES = {  # what sim.launch.py passes on top of the files: the plant's clock, no foot F/T sensors
+    "mujoco_sim": ["ground_truth_rate:=0.0"],  # the report samples the ground truth at every tick
     "state_estimator": ["use_sim_time:=true"],
     "contact_estimator": ["use_sim_time:=true", "mode:=actuator_forces"],
     "centroidal_balancer": ["use_sim_time:=true"],
     "loop_closure_mapper": ["use_sim_time:=true"],
 }
+
+
+def real_time_overrides(rate):
+    """On top of SIMULATION_OVERRIDES: the plant free-running against the wall clock at ``rate`` [Hz]."""
+    return {"mujoco_sim": ["real_time:=true", "lockstep:=false", f"publish_period:={1.0 / rate}"],
+            "contact_estimator": [f"sample_rate:={float(rate)}"]}
 ARMS = {"left_arm": 1.0, "right_arm": -1.0}  # swing sign: the arms dance in antiphase
 
 
-def build_suite():
-    """The five nodes by name, each with its parameter file and the simulation overrides."""
+def build_suite(real_time_rate=None):
+    """The five nodes by name, each with its parameter file and the simulation overrides (and the real-time ones
+    when ``real_time_rate`` [Hz] is given)."""
+    extra = real_time_overrides(real_time_rate) if real_time_rate else {}
     nodes = {}
     for name, (factory, parameter_file) in SUITE.items():
         arguments = ["--ros-args", "--params-file", str(config_file(parameter_file))]
-        for override in SIMULATION_OVERRIDES.get(name, []):
+        for override in SIMULATION_OVERRIDES.get(name, []) + extra.get(name, []):
             arguments += ["-p", override]
         nodes[name] = factory(cli_args=arguments)
     return nodes
@@ -73,6 +87,7 @@ class Director(Node):
         self.next_report = 1.0
         self.latest = {"com": None, "margin": float("nan"), "forces": np.zeros(len(feet))}
         self.linear_momentum = None
+        self.commands = 0  # actuator_commands received, for the command rate
         self.push_publisher = self.create_publisher(WrenchStamped, "sim/push", RELIABLE_QOS)
         self.arm_publishers = {arm: self.create_publisher(JointTrajectory, f"balance/{arm}/trajectory", RELIABLE_QOS)
                                for arm in arm_joints}
@@ -86,6 +101,8 @@ class Director(Node):
             self.create_subscription(WrenchStamped, f"sim/{foot}/contact_force",
                                      lambda message, k=k: self.on_contact_force(k, message), RELIABLE_QOS)
         self.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, RELIABLE_QOS)
+        self.create_subscription(Float64MultiArray, "actuator_commands",
+                                 lambda _: setattr(self, "commands", self.commands + 1), RELIABLE_QOS)
 
     @property
     def done(self):
@@ -211,22 +228,25 @@ class Video:
         return self.path
 
 
-def run_demo(scenario, output, video=None, wall_timeout=None, progress=print):
-    """Run ``scenario``; write the report folder ``output``; return (exit code, metrics, written paths)."""
+def run_demo(scenario, output, video=None, wall_timeout=None, progress=print, real_time_rate=None):
+    """Run ``scenario``; write the report folder ``output``; return (exit code, metrics, written paths).
+
+    ``real_time_rate`` [Hz]: run the plant free against the wall clock at that control rate instead of in lockstep.
+    """
     rclpy.init(args=["--ros-args", "--log-level", "warn"])
     nodes = {}
     try:
-        nodes = build_suite()
+        nodes = build_suite(real_time_rate)
         plant, balancer = nodes["mujoco_sim"], nodes["centroidal_balancer"]
         arm_joints = {arm: balancer.get_parameter(f"{arm}_joints").value for arm in ARMS}
         director = nodes["demo_director"] = Director(scenario, plant.feet, arm_joints, progress)
         recorder = Video(plant.sim, video) if video else None
-        executor = SingleThreadedExecutor()
+        executor = EventsExecutor() if real_time_rate else SingleThreadedExecutor()
         for node in nodes.values():
             executor.add_node(node)
-        progress(f"humanoid_balance demo: {scenario.name} scenario, {scenario.duration:g} s simulated, "
-                 "MuJoCo plant in lockstep with state_estimator → contact_estimator → centroidal_balancer → "
-                 "loop_closure_mapper")
+        pace = (f"running free against the wall clock at {real_time_rate:g} Hz" if real_time_rate else "in lockstep")
+        progress(f"humanoid_balance demo: {scenario.name} scenario, {scenario.duration:g} s simulated, MuJoCo plant "
+                 f"{pace} with state_estimator → contact_estimator → centroidal_balancer → loop_closure_mapper")
         started = time.monotonic()
         limit = wall_timeout or 40.0 * scenario.duration + 60.0
         while not director.done:
@@ -238,6 +258,8 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=print):
                 recorder.capture()
         wall = time.monotonic() - started
         figures = metrics(director.recording, scenario, wall, plant.push_duration)
+        figures["control"] = {"plant": f"free-running at {real_time_rate:g} Hz" if real_time_rate else "lockstep",
+                              "actuator command rate achieved [Hz]": director.commands / wall}
         paths = write_report(output, director.recording, scenario, figures, director.feet)
         if recorder is not None and recorder.frames:
             paths.append(recorder.save())
@@ -257,7 +279,8 @@ def summary(figures, paths, out=sys.stdout):
              f"{'inside' if figures['zmp inside the support polygon'] else 'OUTSIDE'} the support polygon, "
              f"nodes {'all OK' if figures['all nodes OK'] else figures['nodes']}",
              f"  simulated {figures['simulated time [s]']:.1f} s in {figures['wall time [s]']:.1f} s "
-             f"(real-time factor {figures['real-time factor']:.2f})",
+             f"(real-time factor {figures['real-time factor']:.2f}); plant {figures['control']['plant']}, "
+             f"actuator commands at {figures['control']['actuator command rate achieved [Hz]']:.0f} Hz",
              f"  base height {figures['standing base height [m]']:.3f} m standing, lowest "
              f"{figures['lowest base height [m]']:.3f} m; smallest ZMP margin "
              f"{figures['smallest ZMP margin inside the support polygon [m]'] * 1000:.0f} mm"]

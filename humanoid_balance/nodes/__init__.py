@@ -11,10 +11,12 @@ import importlib
 import signal
 
 __all__ = ["NODES", "shutdown_requested", "state_estimator", "contact_estimator", "centroidal_balancer",
-           "loop_closure_mapper", "mujoco_sim"]
+           "loop_closure_mapper", "mujoco_sim", "balance_stack"]
 
-NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "mujoco_sim")
-"""The node executables, each a module of this package with ``main(args)``."""
+NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "mujoco_sim",
+         "balance_stack")
+"""The node executables, each a module of this package with ``main(args)`` (balance_stack: the first four in one
+process)."""
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _signals = []
@@ -49,3 +51,4 @@ contact_estimator = _entry_point("contact_estimator")
 centroidal_balancer = _entry_point("centroidal_balancer")
 loop_closure_mapper = _entry_point("loop_closure_mapper")
 mujoco_sim = _entry_point("mujoco_sim")
+balance_stack = _entry_point("balance_stack")

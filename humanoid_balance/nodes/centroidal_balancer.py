@@ -29,11 +29,13 @@ from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_balance.control.balancer import MODES, Balancer, BalancerConfig, BalancerState, Foot
+
+CONTACT_PHASES = ("state", "normal_force")
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.model import ModelError, load_robot
-from humanoid_balance.nodes.common import (RELIABLE_QOS, Diagnostics, InputGuard, autostarted, describe, run,
-                                           subscribe, timer)
+from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted, describe,
+                                           run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, RejectedMessage, finite,
                                              point_message, stamp_seconds, vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
@@ -61,6 +63,9 @@ class CentroidalBalancerNode(LifecycleNode):
         self.declare_parameter("input_timeout", 0.1, describe("inputs older than this are stale [s]"))
         self.declare_parameter("world_frame", "odom", describe("frame of balance/com and the markers"))
         self.declare_parameter("display_rate", 30.0, describe("rate of balance/com, markers, desired wrenches [Hz]"))
+        self.declare_parameter("contact_phases", "state", describe(
+            f"contact phases from: {' | '.join(CONTACT_PHASES)} (contact/<foot>/state or the f_z of "
+            "contact/<foot>/wrench above f_min)", True))
         self.declare_parameter("autostart", True, describe("configure and activate at start-up", True))
         self.core = None
         self.configuration_error = None  # why the last configuration was refused
@@ -82,6 +87,9 @@ class CentroidalBalancerNode(LifecycleNode):
                           for names, role in ((self.limbs, J_BUSY), (self.cartesian_limbs, C_BUSY)) for name in names]
             self.config = BalancerConfig(mode=value("mode"), feet=tuple(feet),
                                          zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))))
+            if value("contact_phases") not in CONTACT_PHASES:
+                raise ValueError(f"parameter 'contact_phases': '{value('contact_phases')}' is not one of "
+                                 f"{', '.join(CONTACT_PHASES)}")
             self.core = Balancer(self.robot, self.config, self.extra)
             self.core.check(self.robot.reference_q)
         except (ModelError, ValueError) as error:
@@ -97,8 +105,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.world_frame = value("world_frame")
         self.input_timeout = value("input_timeout")
         self.latest = {"odom": None, "zmp": None}
-        self.contacts = {foot.name: None for foot in feet}        # contact/<foot>/state, when published
-        self.normal_forces = {foot.name: None for foot in feet}   # contact/<foot>/wrench f_z [N]
+        self.phases = {foot.name: None for foot in feet}  # in contact, from the last contact/<foot>/state or wrench
         self.com_reference = None
         self.trajectories = {}
         self.poses = {}
@@ -106,15 +113,18 @@ class CentroidalBalancerNode(LifecycleNode):
         self.holding = False
         self.status = {}
         self.wrenches = np.zeros((len(feet), 6))
-        subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, RELIABLE_QOS)
-        subscribe(self, Odometry, "odom", self.on_odom, RELIABLE_QOS)
-        subscribe(self, PointStamped, "zmp", self.on_zmp, RELIABLE_QOS)
+        subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, LATEST_QOS)
+        subscribe(self, Odometry, "odom", self.on_odom, LATEST_QOS)
+        subscribe(self, PointStamped, "zmp", self.on_zmp, LATEST_QOS)
         subscribe(self, PointStamped, "balance/com_reference", self.on_com_reference, RELIABLE_QOS)
         for foot in feet:
-            subscribe(self, Int8, f"contact/{foot.name}/state",
-                      lambda message, name=foot.name: self.contacts.__setitem__(name, message.data), RELIABLE_QOS)
-            subscribe(self, WrenchStamped, f"contact/{foot.name}/wrench",
-                      lambda message, name=foot.name: self.on_wrench(name, message), RELIABLE_QOS)
+            if value("contact_phases") == "state":
+                subscribe(self, Int8, f"contact/{foot.name}/state",
+                          lambda message, name=foot.name: self.phases.__setitem__(name, message.data == 1),
+                          LATEST_QOS)
+            else:
+                subscribe(self, WrenchStamped, f"contact/{foot.name}/wrench",
+                          lambda message, name=foot.name: self.on_wrench(name, message), LATEST_QOS)
         for limb in self.limbs:
             subscribe(self, JointTrajectory, f"balance/{limb}/trajectory",
                       lambda message, limb=limb: self.trajectories.__setitem__(limb, message), RELIABLE_QOS)
@@ -179,15 +189,12 @@ class CentroidalBalancerNode(LifecycleNode):
         self.com_reference = finite(vector_values(message.point), "balance/com_reference", "point")
 
     def on_wrench(self, foot, message):
-        self.normal_forces[foot] = float(finite([message.wrench.force.z], f"contact/{foot}/wrench", "force")[0])
+        normal_force = finite([message.wrench.force.z], f"contact/{foot}/wrench", "force")[0]
+        self.phases[foot] = bool(normal_force > self.config.f_min)
 
     def in_contact(self, foot):
-        """contact/<foot>/state when published; else the measured normal force above f_min; else assumed."""
-        if self.contacts[foot] is not None:
-            return self.contacts[foot] == 1
-        if self.normal_forces[foot] is not None:
-            return self.normal_forces[foot] > self.config.f_min
-        return True
+        """The foot's last contact phase (``contact_phases``); in contact until one arrives."""
+        return self.phases[foot] is not False
 
     def on_pose(self, limb, message):
         topic = f"balance/{limb}/pose"
@@ -279,9 +286,9 @@ class CentroidalBalancerNode(LifecycleNode):
         values = {"update rate [Hz]": self.rate.hz, **self.status,
                   "ZMP margin [m]": self.core.zmp_margin(self.latest["zmp"])}
         for foot, wrench in zip(self.feet, self.wrenches):
-            measured = self.normal_forces[foot.name]
-            values[f"{foot.name} normal force desired / measured [N]"] = \
-                f"{wrench[2]:.1f} / {'—' if measured is None else f'{measured:.1f}'}"
+            values[f"{foot.name} desired normal force [N]"] = float(wrench[2])
+            values[f"{foot.name} contact phase"] = {True: "contact", False: "aerial", None: "none received: assumed"}[
+                self.phases[foot.name]]
         values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.last_input_time is None:

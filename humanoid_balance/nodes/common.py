@@ -1,7 +1,9 @@
 """What every humanoid_balance node shares: QoS, guarded callbacks that reject bad input (count, rate-limited log,
 keep the last good state), /diagnostics and the console entry point with its executor."""
+import gc
 import math
 import sys
+import time
 from collections import Counter
 
 import rclpy
@@ -12,19 +14,22 @@ from rclpy.exceptions import NameValidationException, ParameterException
 from rclpy.executors import ExternalShutdownException
 from rclpy.experimental import EventsExecutor
 from rclpy.lifecycle import TransitionCallbackReturn
-from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from humanoid_balance.model.errors import ModelError
 from humanoid_balance.nodes import shutdown_requested
 from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 
-__all__ = ["SENSOR_QOS", "RELIABLE_QOS", "LEVELS", "EXECUTORS", "InputGuard", "Diagnostics", "describe",
-           "subscribe", "timer", "autostarted", "run", "USER_MISTAKES"]
+__all__ = ["SENSOR_QOS", "LATEST_QOS", "RELIABLE_QOS", "LEVELS", "EXECUTORS", "ThrottledLog", "InputGuard",
+           "Diagnostics", "describe", "subscribe", "timer", "autostarted", "run", "USER_MISTAKES"]
 
-SENSOR_QOS = qos_profile_sensor_data
-"""Sensor topics in: best effort, shallow (CONVENTIONS.md)."""
+SENSOR_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
+"""Sensor topics in: best effort (CONVENTIONS.md), and only the latest sample: a node that falls behind works on
+the newest reading instead of a queue of stale ones."""
+LATEST_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+"""The control chain's own inputs (estimates, ZMP, contact phases, commands): reliable, the latest sample only."""
 RELIABLE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-"""The suite's own outputs: reliable."""
+"""The suite's own outputs, and inputs where every message counts (references, trajectories): reliable."""
 
 LEVELS = {"OK": DiagnosticStatus.OK, "WARN": DiagnosticStatus.WARN, "ERROR": DiagnosticStatus.ERROR,
           "STALE": DiagnosticStatus.STALE}
@@ -39,12 +44,38 @@ def describe(text, read_only=False, **ranges):
     return ParameterDescriptor(description=text, read_only=read_only, **ranges)
 
 
+class ThrottledLog:
+    """A node's warnings and errors at most once per ``period`` [s] of wall time per kind. The throttle is checked
+    here, before rclpy's logger: that one inspects the caller's source file on every call, throttled or not, which
+    costs milliseconds on a message path."""
+
+    def __init__(self, node, period=2.0):
+        self.logger = node.get_logger()
+        self.period = period
+        self.last = {}
+
+    def _due(self, kind):
+        now = time.monotonic()
+        if now - self.last.get(kind, -math.inf) < self.period:
+            return False
+        self.last[kind] = now
+        return True
+
+    def warning(self, kind, text):
+        if self._due(kind):
+            self.logger.warning(text)
+
+    def error(self, kind, text):
+        if self._due(kind):
+            self.logger.error(text)
+
+
 class InputGuard:
     """Counts rejected messages by reason, logs them at a limited rate and checks stamps go forward."""
 
     def __init__(self, node, log_period=2.0):
         self.node = node
-        self.log_period = log_period
+        self.log = ThrottledLog(node, log_period)
         self.rejected = Counter()
         self._last_stamp = {}
 
@@ -58,14 +89,12 @@ class InputGuard:
 
     def reject(self, error):
         self.rejected[error.reason] += 1
-        self.node.get_logger().warning(f"rejected: {error.detail} (kept the last good state)",
-                                       throttle_duration_sec=self.log_period)
+        self.log.warning(error.reason, f"rejected: {error.detail} (kept the last good state)")
 
     def fault(self, where, error):
         """An unexpected exception in a callback: counted and logged, never allowed to reach the executor."""
         self.rejected["internal_error"] += 1
-        self.node.get_logger().error(f"{where}: {type(error).__name__}: {error} (message dropped, last good state "
-                                     "kept)", throttle_duration_sec=self.log_period)
+        self.log.error(where, f"{where}: {type(error).__name__}: {error} (message dropped, last good state kept)")
 
     @property
     def total(self):
@@ -180,6 +209,7 @@ def run(node_factories, name, args=None):
             return 1
         if not rclpy.ok():
             return 0
+        gc.freeze()  # what start-up built (models, data, messages) stays out of every garbage collection
         executor = EXECUTORS[kind]()
         for node in nodes:
             executor.add_node(node)
@@ -191,8 +221,7 @@ def run(node_factories, name, args=None):
                     break
                 for node in nodes:
                     node.guard.rejected["undecodable"] += 1
-                nodes[0].get_logger().error(f"a message could not be taken or converted: {error}",
-                                            throttle_duration_sec=2.0)
+                nodes[0].guard.log.error("undecodable", f"a message could not be taken or converted: {error}")
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception:

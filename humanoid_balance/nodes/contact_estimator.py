@@ -23,8 +23,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 from humanoid_balance.estimation.contact_state import ACTUATOR_FORCES, FT_SENSORS, ContactEstimator
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 from humanoid_balance.model import ModelError, load_robot
-from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, describe, run,
-                                           subscribe, timer)
+from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, describe,
+                                           run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, finite,
                                              point_message, vector_values)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
@@ -90,8 +90,8 @@ class ContactEstimatorNode(Node):
         self.last = None
         self.states = [None] * len(self.feet)  # the contact states last published
 
-        subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, RELIABLE_QOS)
-        subscribe(self, Odometry, "odom", self.on_odom, RELIABLE_QOS)
+        subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, LATEST_QOS)
+        subscribe(self, Odometry, "odom", self.on_odom, LATEST_QOS)
         if mode == FT_SENSORS:
             for foot in self.feet:
                 subscribe(self, WrenchStamped, f"{foot}/wrench",
@@ -160,7 +160,7 @@ class ContactEstimatorNode(Node):
             if contact.state != self.states[k] or display:
                 self.state_publishers[k].publish(Int8(data=contact.state))
                 self.states[k] = contact.state
-            if contact.wrench is not None:
+            if contact.wrench is not None and self.wrench_publishers[k].get_subscription_count():
                 self.wrench_publishers[k].publish(self.wrenches[k].fill(stamp, contact.wrench))
             if display and contact.cop_world is not None:
                 self.cop_publishers[k].publish(point_message(stamp, self.world_frame, contact.cop_world))

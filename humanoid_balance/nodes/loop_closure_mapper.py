@@ -16,8 +16,8 @@ from std_msgs.msg import Float64MultiArray
 
 from humanoid_balance.mapping import ActuatorMap
 from humanoid_balance.model import ClosureError, ModelError, SingularConfigurationError, load_robot
-from humanoid_balance.nodes.common import (RELIABLE_QOS, Diagnostics, InputGuard, autostarted, describe, run,
-                                           subscribe, timer)
+from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted, describe,
+                                           run, subscribe, timer)
 from humanoid_balance.nodes.messages import Float64ArrayWriter, JointStateReader, JointStateWriter
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
 from humanoid_balance.resources import robot_files
@@ -65,7 +65,7 @@ class LoopClosureMapperNode(LifecycleNode):
         self.clamps = 0
         self.problem = None
         self.condition = float("nan")
-        subscribe(self, JointState, "balance/joint_command", self.on_command, RELIABLE_QOS)
+        subscribe(self, JointState, "balance/joint_command", self.on_command, LATEST_QOS)
         self.command_publisher = self.create_lifecycle_publisher(Float64MultiArray, "actuator_commands", RELIABLE_QOS)
         self.state_publisher = self.create_lifecycle_publisher(JointState, "actuator_states", RELIABLE_QOS)
         self.diagnostics = Diagnostics(self, "mapping")
@@ -93,7 +93,7 @@ class LoopClosureMapperNode(LifecycleNode):
         except (ClosureError, SingularConfigurationError) as error:
             self.refusals += 1
             self.problem = f"holding the last safe command: {error}"
-            self.get_logger().warning(self.problem, throttle_duration_sec=2.0)
+            self.guard.log.warning("refused", self.problem)
             if self.last_safe is not None:
                 self.publish(message.header.stamp, self.last_safe)
             return
@@ -101,7 +101,7 @@ class LoopClosureMapperNode(LifecycleNode):
         self.condition = command.condition_number
         self.clamps += len(command.clamped)
         if command.clamped:
-            self.get_logger().warning(f"clamped to limits: {', '.join(command.clamped)}", throttle_duration_sec=2.0)
+            self.guard.log.warning("clamped", f"clamped to limits: {', '.join(command.clamped)}")
         self.last_safe = command
         timing.lap()
         self.publish(message.header.stamp, command)
@@ -110,7 +110,8 @@ class LoopClosureMapperNode(LifecycleNode):
 
     def publish(self, stamp, command):
         self.command_publisher.publish(self.commands.fill(getattr(command, self.interface)))
-        self.state_publisher.publish(self.states.fill(stamp, command.position, command.velocity, command.effort))
+        if self.state_publisher.get_subscription_count():  # for people and plots: only when someone listens
+            self.state_publisher.publish(self.states.fill(stamp, command.position, command.velocity, command.effort))
 
     def publish_diagnostics(self):
         if self.core is None:

@@ -9,7 +9,9 @@
 
 With ``lockstep`` the plant waits, after each tick, for the actuator command computed from it (at most
 ``lockstep_timeout`` of wall time) before it steps again: the closed loop then sees exactly one tick of delay
-however loaded the machine is, as with Gazebo's lockstep. Without it the plant runs free, as a robot does.
+however loaded the machine is, as with Gazebo's lockstep. Without it the plant runs free, as a robot does; with
+``real_time`` it keeps up with the wall clock, a late tick stepping as far as the time that has passed (at most
+``max_lag`` behind: further, the plant gives up that much time and counts it in /diagnostics).
 joint_states, imu and the foot wrenches go out every tick; the ground truth under sim/ at ``ground_truth_rate``
 of simulated time (≤ 0: every tick).
 """
@@ -26,8 +28,8 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray
 
 from humanoid_balance.model.loop_closures import load_loop_closures
-from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, describe, run,
-                                           subscribe, timer)
+from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, describe,
+                                           run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateWriter, OdometryWriter, RejectedMessage, WrenchWriter, finite,
                                              point_message, vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
@@ -56,6 +58,8 @@ class MujocoSimNode(Node):
                                                describe("wait for each tick's actuator command", True)).value
         self.lockstep_timeout = self.declare_parameter("lockstep_timeout", 0.5,
                                                        describe("step anyway after this wall time [s]", True)).value
+        self.max_lag = self.declare_parameter("max_lag", 0.05, describe("real time: largest lag caught up [s]",
+                                                                        True)).value
         self.interface = self.declare_parameter("command_interface", "position",
                                                 describe(f"actuator_commands field: {' | '.join(INTERFACES)}",
                                                          True)).value
@@ -75,7 +79,10 @@ class MujocoSimNode(Node):
         self.guard = InputGuard(self)
         self.rate = RateMeter()
         self.timing = CallbackTiming(("step", "sensors", "ground truth"))  # one plant tick
+        self.timestep = timestep
         self.steps = max(1, int(round(self.period / timestep)))
+        self.wall_origin = None  # real time: monotonic wall time at which the simulated time was zero [s]
+        self.lag_resets = 0      # real time: lags beyond max_lag given up
         self.awaiting_since = None   # wall time since which a lockstep tick waits for its command
         self.unanswered_ticks = 0    # lockstep ticks stepped on the timeout, without a command
         self.joints = JointStateWriter(self.joint_names)
@@ -85,7 +92,7 @@ class MujocoSimNode(Node):
         self.odometry = OdometryWriter("world", "base_link")
         self.body_names = {self.sim.model.body(i).name for i in range(self.sim.model.nbody)}
 
-        subscribe(self, Float64MultiArray, "actuator_commands", self.on_command, RELIABLE_QOS)
+        subscribe(self, Float64MultiArray, "actuator_commands", self.on_command, LATEST_QOS)
         subscribe(self, WrenchStamped, "sim/push", self.on_push, RELIABLE_QOS)
         self.joint_publisher = self.create_publisher(JointState, "joint_states", SENSOR_QOS)
         self.imu_publisher = self.create_publisher(Imu, "imu", SENSOR_QOS)
@@ -135,7 +142,7 @@ class MujocoSimNode(Node):
                 return
             self.unanswered_ticks += 1
         timing = self.timing.begin()
-        self.sim.step(self.steps)
+        self.sim.step(self.steps_due())
         if self.lockstep:
             self.awaiting_since = time.monotonic()
         stamp = self.stamp()
@@ -164,6 +171,21 @@ class MujocoSimNode(Node):
         timing.lap()
         self.rate.tick()
 
+    def steps_due(self):
+        """Integration steps for this tick: one tick's worth, or, running free in real time, as many as bring the
+        simulated time up to the wall clock's."""
+        if self.lockstep or not self.real_time:
+            return self.steps
+        now = time.monotonic()
+        if self.wall_origin is None:
+            self.wall_origin = now - self.sim.time - self.period
+        lag = now - self.wall_origin - self.sim.time
+        if lag > self.max_lag:
+            self.lag_resets += 1
+            self.wall_origin += lag - self.period
+            lag = self.period
+        return max(1, int(round(lag / self.timestep)))
+
     def publish_ground_truth(self, stamp):
         truth = self.sim.ground_truth()
         self.odom_publisher.publish(self.odometry.fill(stamp, truth.base_position, truth.base_quaternion,
@@ -183,6 +205,8 @@ class MujocoSimNode(Node):
                   "command interface": self.interface}
         if self.lockstep:
             values["lockstep ticks without a command"] = self.unanswered_ticks
+        elif self.real_time:
+            values["lags beyond max_lag given up"] = self.lag_resets
         values.update(self.timing.figures())
         values.update(self.guard.figures())
         self.diagnostics.publish("OK", "simulating", values)

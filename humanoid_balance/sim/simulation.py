@@ -72,6 +72,9 @@ class Simulation:
         self.impedance_stiffness, self.impedance_damping = (np.take(gains, revolute) for gains in impedance)
         self.interface = None
         self.push_until, self.push_body = -1.0, None
+        self._joint_index_cache = {}  # joint names → their qpos, qvel and actuator indices
+        self._imu_sensors = tuple(self._sensor(name) for name in ("imu_orientation", "imu_gyro", "imu_accelerometer"))
+        self._foot_sensors = {}       # sole → (F/T frame, force and torque slices of sensordata)
         self.reset()
 
     def reset(self, height=None):
@@ -140,23 +143,41 @@ class Simulation:
     # -- sensors --------------------------------------------------------------------------------------
     def joint_states(self, names):
         """Positions, velocities and efforts (actuator forces; 0 for passive joints) of the named joints."""
-        joints = [self.model.joint(name) for name in names]
-        position = np.array([self.data.qpos[j.qposadr[0]] for j in joints])
-        velocity = np.array([self.data.qvel[j.dofadr[0]] for j in joints])
-        force = dict(zip(self.actuators, self.data.actuator_force))
-        return position, velocity, np.array([force.get(name, 0.0) for name in names])
+        qpos, qvel, actuator = self._joint_indices(tuple(names))
+        efforts = np.zeros(len(actuator))
+        driven = actuator >= 0
+        efforts[driven] = self.data.actuator_force[actuator[driven]]
+        return self.data.qpos[qpos], self.data.qvel[qvel], efforts
+
+    def _joint_indices(self, names):
+        """qpos and qvel addresses and actuator index (−1: passive) of named joints, looked up once per list."""
+        if names not in self._joint_index_cache:
+            joints = [self.model.joint(name) for name in names]
+            self._joint_index_cache[names] = (np.array([j.qposadr[0] for j in joints]),
+                                              np.array([j.dofadr[0] for j in joints]),
+                                              np.array([self.actuators.index(n) if n in self.actuators else -1
+                                                        for n in names]))
+        return self._joint_index_cache[names]
+
+    def _sensor(self, name):
+        """The slice of ``data.sensordata`` holding a named sensor."""
+        sensor = self.model.sensor(name)
+        return slice(int(sensor.adr[0]), int(sensor.adr[0] + sensor.dim[0]))
 
     def imu(self):
         """(quaternion xyzw of the IMU in the world, gyro [rad/s] and accelerometer [m/s²] in the IMU frame)."""
-        sensor = self.data.sensor
-        return (_xyzw(sensor("imu_orientation").data), sensor("imu_gyro").data.copy(),
-                sensor("imu_accelerometer").data.copy())
+        data = self.data.sensordata
+        orientation, gyro, accelerometer = self._imu_sensors
+        return _xyzw(data[orientation]), data[gyro].copy(), data[accelerometer].copy()
 
     def foot_wrench(self, sole):
         """(frame, [f; τ]) of the force/torque sensor above ``sole``: the wrench the foot exerts on the ankle
         side, in the foot link's frame (the frame named), as a foot F/T sensor reports it [N, N·m]."""
-        frame = self.model.body(int(self.model.body(sole).parentid[0])).name
-        return frame, -np.r_[self.data.sensor(f"{sole}_force").data, self.data.sensor(f"{sole}_torque").data]
+        if sole not in self._foot_sensors:
+            frame = self.model.body(int(self.model.body(sole).parentid[0])).name
+            self._foot_sensors[sole] = (frame, self._sensor(f"{sole}_force"), self._sensor(f"{sole}_torque"))
+        frame, force, torque = self._foot_sensors[sole]
+        return frame, -np.concatenate([self.data.sensordata[force], self.data.sensordata[torque]])
 
     def ground_truth(self):
         """Base pose and twist, CoM, sole contact forces and the ZMP (Σ pᵢ fᵢ / Σ fᵢ over the floor contacts: on

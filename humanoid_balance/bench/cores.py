@@ -1,0 +1,96 @@
+"""Experiment 8: the four nodes' cores within their per-message budgets on kangaroo_like (issue 16).
+
+Each core is the one call its node makes per message, on the inputs it sees while the robot stands and moves:
+the state estimator's update (passive joints, eqs. 35–40, and the floating base), the contact estimate from
+actuator forces (eqs. 45–47), the balancer's kinematic update (Choi–Kim with the embedded-motion CoM Jacobian) and
+the mapper's update (eqs. 2, 22–23). Each median is divided by the median of one pinocchio ``crba`` on the same
+model, timed interleaved with it in the same run, so that the ratio does not depend on how fast or busy the
+machine is at that moment.
+"""
+import copy
+import time
+
+import numpy as np
+import pinocchio as pin
+import yaml
+
+from humanoid_balance.bench.closed_loop import ClosedLoop
+from humanoid_balance.bench.results import Result
+from humanoid_balance.resources import config_file, robot_files
+
+__all__ = ["NOTE", "run", "crba_ratio", "BUDGETS"]
+
+EXPERIMENT = "8 cores per message"
+NOTE = ("8: kangaroo_like standing in the embedded plant with its arms dancing and a squat every second; each "
+        "core's median wall time per call is divided by the median of one pinocchio crba on the same model, the two "
+        "timed alternately in the same loop (DESIGN.md performance protocol).")
+BUDGETS = {"state estimator update": 9.0, "contact estimate (actuator forces)": 10.0,
+           "balancer update, kinematic mode": 20.0, "mapper update": 9.0}  # [crba]
+SAMPLES, SMOKE_SAMPLES = 1500, 300   # timed calls per core
+WARM_UP_TICKS = 250                  # closed-loop ticks before recording: the robot settles [0.002 s each]
+
+
+def crba_ratio(function, inputs, model, q):
+    """Median of ``function(*input)`` over ``inputs`` and that median over a crba on ``model`` at ``q``, timed
+    alternately; (median [s], ratio)."""
+    data = model.createData()
+    calls, references = [], []
+    for arguments in inputs:
+        start = time.perf_counter()
+        function(*arguments)
+        calls.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        pin.crba(model, data, q)
+        references.append(time.perf_counter() - start)
+    skip = len(calls) // 10  # warm-up
+    median = float(np.median(calls[skip:]))
+    return median, median / float(np.median(references[skip:]))
+
+
+def dancing_arms():
+    """The J-busy arms of config/centroidal_balancer.yaml as (name, joints, end frame)."""
+    parameters = yaml.safe_load(config_file("centroidal_balancer.yaml").read_text())
+    parameters = next(iter(parameters.values()))["ros__parameters"]
+    return [(limb, tuple(parameters[f"{limb}_joints"]), parameters[f"{limb}_end_frame"])
+            for limb in parameters["busy_limbs"] if limb]
+
+
+def recorded_inputs(samples):
+    """What each core receives, recorded while the four cores keep kangaroo_like up in the plant, swaying its CoM
+    and dancing its arms, so that every core is timed on the inputs it really sees. Returns (loop, inputs)."""
+    arms = dancing_arms()
+    loop = ClosedLoop(*robot_files(), mode="kinematic", arms=arms)
+    inputs = {name: [] for name in BUDGETS}
+    for name, owner, method in (("state estimator update", loop.estimator, "update"),
+                                ("contact estimate (actuator forces)", loop.contact, "update"),
+                                ("balancer update, kinematic mode", loop.balancer, "update"),
+                                ("mapper update", loop.mapper, "update")):
+        core = getattr(owner, method)
+
+        def recording(*arguments, core=core, calls=inputs[name], **keywords):
+            calls.append((copy.deepcopy(arguments), copy.deepcopy(keywords)))
+            return core(*arguments, **keywords)
+        setattr(owner, method, recording)
+    for k in range(samples + WARM_UP_TICKS):
+        t = k * loop.period
+        rates = {name: 0.4 * np.cos(2 * np.pi * t) * np.ones(len(joints)) for name, joints, _ in arms}
+        loop.tick(rates, com_offset=(0.0, 0.02 * np.sin(np.pi * t), 0.0))
+    for owner in (loop.estimator, loop.contact, loop.balancer, loop.mapper):
+        del owner.update  # the recording wrappers were instance attributes
+    return loop, {name: calls[-samples:] for name, calls in inputs.items()}
+
+
+def run(smoke=False):
+    samples = SMOKE_SAMPLES if smoke else SAMPLES
+    loop, inputs = recorded_inputs(samples)
+    cores = {"state estimator update": (loop.estimator.update, loop.estimator.robot),
+             "contact estimate (actuator forces)": (loop.contact.update, loop.robot),
+             "balancer update, kinematic mode": (loop.balancer.update, loop.robot),
+             "mapper update": (loop.mapper.update, loop.robot)}
+    rows = []
+    for name, (core, robot) in cores.items():
+        median, ratio = crba_ratio(lambda arguments, keywords: core(*arguments, **keywords), inputs[name],
+                                   robot.model, robot.reference_q)
+        rows.append(Result(EXPERIMENT, f"{name} [× crba]", "—", f"≤ {BUDGETS[name]:g}",
+                           f"{ratio:.1f} ({median * 1e6:.0f} µs)", ratio <= BUDGETS[name]))
+    return rows
