@@ -25,10 +25,11 @@ def _ament_prefix(package):
 
 def _shipped(relative):
     """The first existing ``relative`` path under the source tree, then the ament share; None if neither."""
+    if (SOURCE_ROOT / relative).is_file():
+        return SOURCE_ROOT / relative
     prefix = _ament_prefix(PACKAGE)
-    for root in (SOURCE_ROOT, prefix and prefix / "share" / PACKAGE):
-        if root is not None and (root / relative).is_file():
-            return root / relative
+    if prefix is not None and (prefix / "share" / PACKAGE / relative).is_file():
+        return prefix / "share" / PACKAGE / relative
     return None
 
 

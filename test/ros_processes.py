@@ -3,20 +3,15 @@
 Tests use these helpers to talk to real nodes over DDS: each program gets its own process, its own
 rclpy context and the session's ROS_DOMAIN_ID (set in conftest.py).
 """
-import ctypes
 import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
+from humanoid_balance.bench.processes import die_with_parent
+
 TEST_DIR = Path(__file__).resolve().parent
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent():
-    """In the child before exec: SIGTERM when the test process dies, so no node outlives a crashed test."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def start(argv, ros_args=()):
@@ -30,7 +25,7 @@ def start(argv, ros_args=()):
         stderr=subprocess.PIPE,
         text=True,
         env=os.environ.copy(),
-        preexec_fn=_die_with_parent,
+        preexec_fn=die_with_parent,  # no node outlives a crashed test
     )
 
 
