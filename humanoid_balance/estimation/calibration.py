@@ -16,7 +16,8 @@ from typing import NamedTuple
 import numpy as np
 import yaml
 
-from humanoid_balance.model.errors import ModelError, ModelFileError
+from humanoid_balance.model.continuation import close_loops
+from humanoid_balance.model.errors import ClosureError, ModelError, ModelFileError, SingularConfigurationError
 
 __all__ = ["CalibrationResult", "calibrate_actuator_offsets", "load_offsets", "save_offsets"]
 
@@ -40,8 +41,9 @@ def calibrate_actuator_offsets(chain, theta_a_raw, measured_passive, initial_q=N
         theta_a_raw: relative actuator readings, in ``robot.actuated_names`` order [m or rad].
         measured_passive: absolute readings of ``robot.measured_names`` [rad or m].
         initial_q: starting configuration — best the closed configuration tracking the raw readings, as the
-            passive-state estimator provides (default: the reference one); the actuated joints start from
-            ``theta_a_raw``.
+            passive-state estimator provides (default: the reference one). The iteration starts from the loops
+            closed at ``theta_a_raw`` on its branch (:func:`~humanoid_balance.model.continuation.close_loops`),
+            or, if they cannot be, from it with the actuated joints at ``theta_a_raw``.
     """
     robot = chain.robot
     measured_v = np.array([robot.joint_v_index(name) for name in robot.measured_names], dtype=int)
@@ -59,8 +61,11 @@ def calibrate_actuator_offsets(chain, theta_a_raw, measured_passive, initial_q=N
     def augmented_error(q):  # ẽ of eq. 42
         return np.concatenate([chain.residual(q), q[measured_q] - measured_passive])
 
-    q = np.array(robot.reference_q if initial_q is None else initial_q, dtype=float)
-    q[robot.actuated_q] = theta_a_raw
+    try:
+        q = close_loops(chain, theta_a_raw, start=initial_q).q
+    except (ClosureError, SingularConfigurationError):
+        q = np.array(robot.reference_q if initial_q is None else initial_q, dtype=float)
+        q[robot.actuated_q] = theta_a_raw
     error_norm = float(np.linalg.norm(augmented_error(q)))
     iterations = 0
     while error_norm >= tolerance and iterations < max_iterations:

@@ -48,10 +48,12 @@ class ContactEstimator:
         cutoff, sample_rate: low-pass cutoff and update rate [Hz] (paper: 5 Hz).
         contact_on, contact_off: hysteresis thresholds on the normal force [N].
         min_cop_force: normal force below which a foot's CoP is undefined [N].
+        rectangles: the soles' contact rectangles (SoleRectangle per sole), or None to read them from the
+            feet's collision boxes.
     """
 
     def __init__(self, robot, soles, mode=FT_SENSORS, cutoff=5.0, sample_rate=500.0, contact_on=40.0,
-                 contact_off=20.0, min_cop_force=5.0, efforts_are_motor_torques=False):
+                 contact_off=20.0, min_cop_force=5.0, efforts_are_motor_torques=False, rectangles=None):
         if mode not in (FT_SENSORS, ACTUATOR_FORCES):
             raise ValueError(f"mode must be '{FT_SENSORS}' or '{ACTUATOR_FORCES}', got '{mode}'")
         self.robot = robot
@@ -60,7 +62,7 @@ class ContactEstimator:
         self.mode = mode
         self.soles = tuple(soles)
         self.sole_ids = [robot.frame_id(name) for name in self.soles]
-        self.rectangles = [sole_rectangle(robot, name) for name in self.soles]
+        self.rectangles = list(rectangles) if rectangles else [sole_rectangle(robot, name) for name in self.soles]
         self.lowpass = ButterworthLowPass(cutoff, sample_rate, 6 * len(self.soles))  # every foot's wrench at once
         self.known = np.zeros(len(self.soles), dtype=bool)  # feet whose wrench the last update knew
         self.phases = [ContactHysteresis(contact_on, contact_off) for _ in self.soles]

@@ -2,8 +2,8 @@
 
 Per joint-state sample: relative encoders + calibrated offsets → θ̄_a; the passive-state estimator
 (Kangaroo eqs. 35–40) tracks θ = [θ_u; θ_a]; the floating-base estimator adds the base pose and twist.
-The first sample, or one after a gap longer than ``max_dt``, re-closes the loops by Newton instead of
-integrating across the gap.
+The first sample, or one after a gap longer than ``max_dt``, re-closes the loops (Newton, continued from the last
+estimate or the reference when the actuators are far from it) instead of integrating across the gap.
 """
 from typing import NamedTuple
 
@@ -13,6 +13,7 @@ from humanoid_balance.estimation.calibration import calibrate_actuator_offsets
 from humanoid_balance.estimation.floating_base import FloatingBaseEstimator
 from humanoid_balance.estimation.passive_state import PassiveStateEstimator
 from humanoid_balance.model.closed_chain import ClosedChain
+from humanoid_balance.model.continuation import close_loops
 
 __all__ = ["RobotState", "RobotStateEstimator", "ImuSample"]
 
@@ -54,9 +55,7 @@ class RobotStateEstimator:
             previous = self.passive.q[self.robot.actuated_q]
             theta_a_dot = (theta_a - previous) / dt if dt and 0.0 < dt <= self.max_dt else np.zeros_like(theta_a)
         if dt is None or not 0.0 < dt <= self.max_dt:
-            q = self.passive.q.copy()
-            q[self.robot.actuated_q] = theta_a
-            self.passive.q = self.chain.solve_passive(q).q
+            self.passive.q = close_loops(self.chain, theta_a, start=self.passive.q).q
             self.passive.v[:] = 0.0
             self.passive.v[self.robot.actuated_v] = theta_a_dot
             self.passive.v[self.robot.passive_v] = self.chain.mapping_jacobian(self.passive.q) @ theta_a_dot

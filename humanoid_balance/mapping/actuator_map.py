@@ -5,7 +5,8 @@
   ∂θ_s/∂q = −J_l,s⁻¹ J_l,o and corrected by one Newton step with the LU of J_l,s at the prediction, the same
   factorisation that gives the velocity and effort maps: one kinematics pass and one factorisation per command.
   Newton converges quadratically, so a prediction within ``prediction_tolerance`` closes the loops to its
-  square. Farther commands go through damped Newton from the last solution, continued along the output path;
+  square. Farther commands go through Newton from the last solution, continued along the straight output path
+  when it does not converge (:func:`~humanoid_balance.model.continuation.continue_closure`);
 - velocities: θ̇_a = (P J_m)⁻¹ q̇ (eq. 22), the actuated rows of ∂θ/∂q;
 - efforts: τ_a = J_mᵀ Pᵀ τ_j (eq. 23 inverted), then ball-screw force → motor torque τ_m = τ̄ L / (2π η) (eq. 47)
   for actuators configured so;
@@ -21,7 +22,8 @@ from scipy.linalg import lapack
 
 from humanoid_balance.model.actuators import ballscrew_motor_torque
 from humanoid_balance.model.closed_chain import ClosedChain
-from humanoid_balance.model.errors import ClosureError, SingularConfigurationError
+from humanoid_balance.model.continuation import continue_closure
+from humanoid_balance.model.errors import SingularConfigurationError
 
 __all__ = ["ActuatorCommand", "ActuatorMap"]
 
@@ -60,12 +62,12 @@ class ActuatorMap:
                 self.torque_per_force[i] = ballscrew_motor_torque(1.0, spec.lead, spec.efficiency)
         self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))  # (LIMITED, n_a)
 
-    def positions(self, outputs, substeps=(1, 8, 32)):
+    def positions(self, outputs):
         """θ_a realising the outputs q (eq. 2 with q fixed), and the linearization it was found with.
 
-        Near the last command, prediction and one Newton correction; otherwise damped Newton from the last
-        solution, continued along the straight output path in more and more substeps when a command jumps far
-        (a first command, lost messages), so that the closure stays on the assembly branch.
+        Near the last command, prediction and one Newton correction; otherwise Newton from the last solution,
+        continued along the straight output path in smaller steps when a command jumps far (a first command, lost
+        messages), so that the closure stays on the assembly branch.
 
         Raises:
             ClosureError: the loops cannot be closed for these outputs.
@@ -73,7 +75,8 @@ class ActuatorMap:
         outputs = np.asarray(outputs, dtype=float)
         q, lin = self._predict_and_correct(outputs)
         if q is None:
-            q, lin = self._continue(outputs, substeps)
+            q, lin, _ = continue_closure(self.chain, self.q, outputs, held="outputs", tolerance=self.tolerance,
+                                         max_iterations=self.max_iterations)
         self.q = q
         self._sensitivity = (q, lin)
         return q[self.robot.actuated_q].copy(), lin
@@ -90,35 +93,6 @@ class ActuatorMap:
             return None, None
         q[self.solved_q] += lin.closing_step
         return q, lin
-
-    def _continue(self, outputs, substeps):
-        start = self.q[self.robot.output_q].copy()
-        for count in substeps:
-            q = self.q.copy()
-            try:
-                for s in np.linspace(0.0, 1.0, count + 1)[1:]:
-                    q, lin = self._close(q, start + s * (outputs - start))
-            except ClosureError as error:
-                failure = error
-                continue
-            return q, lin
-        raise failure
-
-    def _close(self, q, outputs):
-        q = q.copy()
-        q[self.robot.output_q] = outputs
-        error, iteration = np.inf, 0
-        for iteration in range(self.max_iterations):
-            lin = self.chain.linearize(q)
-            error = float(np.linalg.norm(lin.residual))
-            if error < self.tolerance:
-                return q, lin
-            try:
-                step = lin.solve_solved(-lin.residual)
-            except SingularConfigurationError:
-                break
-            q[self.solved_q] += step * min(1.0, 0.2 / max(np.abs(step).max(), 1e-300))
-        raise ClosureError(f"outputs cannot be realised: ‖e_l‖ = {error:.3e} after Newton", error, "", iteration)
 
     def update(self, outputs, output_velocities, output_torques):
         """One command: positions, velocities (eq. 22) and efforts (eq. 23), clamped to the actuator limits.
