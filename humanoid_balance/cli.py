@@ -16,8 +16,13 @@ REAL_TIME_RATE = 100.0  # demo --real-time control rate [Hz]
 def check_model(urdf, loops, samples=50, seed=0, out=sys.stdout):
     """Load, validate and close the loops; print a summary. Returns the process exit code."""
     from humanoid_balance.model import (Centroidal, ClosedChain, ClosureError, ModelFileError,
-                                        SingularConfigurationError, load_robot)
+                                        SingularConfigurationError, close_loops, load_robot)
+    from humanoid_balance.model.sdf_import import is_sdf
 
+    if is_sdf(urdf):
+        print(f"error: {urdf} is an SDF model; convert it first with `humanoid-balance import-sdf {urdf} --output "
+              "DIR`, then check DIR/<model>.urdf with DIR/<model>.loops.yaml", file=sys.stderr)
+        return 1
     try:
         robot = load_robot(urdf, loops, floating_base=True)
     except ModelFileError as error:
@@ -30,10 +35,8 @@ def check_model(urdf, loops, samples=50, seed=0, out=sys.stdout):
     rng = np.random.default_rng(seed)
     worst_condition, worst_residual, failures = reference_condition, residual, []
     for _ in range(samples if chain.m else 0):
-        q = robot.reference_q.copy()
-        q[robot.actuated_q] = rng.uniform(lower, upper)
         try:
-            solution = chain.solve_passive(q)
+            solution = close_loops(chain, rng.uniform(lower, upper))  # continued from the reference if far from it
         except (ClosureError, SingularConfigurationError) as error:
             failures.append(str(error))
             continue
@@ -78,6 +81,16 @@ def build_parser():
     check.add_argument("loops", type=Path, nargs="?", help="loop-closure YAML (omit for a serial robot)")
     check.add_argument("--samples", type=int, default=50, help="random actuator samples to close (default 50)")
 
+    init = commands.add_parser("init", help="configure the suite for a robot: from its URDF and foot links, write a "
+                               "folder with robot.yaml (every node, the demo and the launch files read it)")
+    init.add_argument("urdf", type=Path, help="URDF of the robot (the spanning tree of a closed-chain robot)")
+    init.add_argument("--loops", type=Path, help="loop-closure YAML of a closed-chain robot")
+    init.add_argument("--feet", nargs=2, required=True, metavar=("LEFT_LINK", "RIGHT_LINK"),
+                      help="the links of the left and right foot")
+    init.add_argument("--output", type=Path, help="folder to write (default ./<robot name>)")
+    init.add_argument("--package-dirs", nargs="*", default=[], type=Path,
+                      help="where package:// meshes are found (besides ROS_PACKAGE_PATH)")
+
     demo = commands.add_parser("demo", help=f"balance {DEFAULT_ROBOT} in MuJoCo through the whole suite: pushes, "
                                "dancing arms; writes a report")
     demo.add_argument("--scenario", choices=("full", "short"), default="full",
@@ -88,6 +101,8 @@ def build_parser():
     demo.add_argument("--real-time", action="store_true",
                       help="run the plant free against the wall clock instead of in lockstep: nothing waits for the "
                            "controller, as on a robot")
+    demo.add_argument("--robot", default=DEFAULT_ROBOT,
+                      help=f"a directory written by `humanoid-balance init`, or a bundled robot (default {DEFAULT_ROBOT})")
     demo.add_argument("--rate", type=float, default=REAL_TIME_RATE,
                       help=f"control rate with --real-time [Hz] (default {REAL_TIME_RATE:g}, which this 2-core "
                            "development machine sustains)")
@@ -99,7 +114,60 @@ def build_parser():
     bench.add_argument("--output", type=Path, default=Path("BENCHMARKS.md"),
                        help="Markdown file to write (default ./BENCHMARKS.md)")
     bench.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    sdf = commands.add_parser("import-sdf", help="turn an SDF model with closed chains into DIR/<model>.urdf (the "
+                              "spanning tree) and DIR/<model>.loops.yaml (its loop closures); report what changed "
+                              "and the problems found")
+    sdf.add_argument("sdf", type=Path, help="the SDF file (its first <model>)")
+    sdf.add_argument("--output", type=Path, required=True, metavar="DIR", help="folder to write the two files to")
+    sdf.add_argument("--package-dirs", nargs="+", default=[], metavar="DIR",
+                     help="folders where model:// and package:// mesh URIs are looked up (also searched: the SDF's "
+                          "parent folders and GZ_SIM_RESOURCE_PATH, GAZEBO_MODEL_PATH, SDF_PATH, ROS_PACKAGE_PATH)")
+    sdf.add_argument("--actuated", nargs="+", metavar="JOINT",
+                     help="motor-driven joints, in actuator-command order. SDF has no actuators, so by default: "
+                          "every joint on no loop; the loop joints with an effort limit > 0 that are not spring "
+                          "joints; then, while the loops leave passive joints undetermined, loop joints nearest the "
+                          "root first (between equals, the one moving a link with collision geometry). The choice "
+                          "and the rule are printed")
+    sdf.add_argument("--outputs", nargs="+", metavar="JOINT",
+                     help="serial-equivalent output joints, one per actuated joint in the same order (default: each "
+                          "actuated joint is its own output)")
+    sdf.add_argument("--measured", nargs="*", metavar="JOINT",
+                     help="passive joints with absolute encoders (default: enough passive loop joints for the initial "
+                          "calibration to determine every loop joint, those with position limits first)")
+    sdf.add_argument("--loop-axes", nargs="+", default=[], metavar="LOOP=AXES", type=_loop_axes,
+                     help="constrain these axes of a loop (named after its cut joint), e.g. knee_rod=x,y, instead of "
+                          "the ones the importer finds; for a loop the SDF over-constrains")
+    sdf.add_argument("--keep-springs", action="store_true",
+                     help="keep spring joints (SDF spring_stiffness > 0) as joints, to be listed in --actuated; by "
+                          "default they are locked at their assembly value")
     return parser
+
+
+def _loop_axes(text):
+    """``LOOP=AXES`` of ``import-sdf --loop-axes`` → (loop, [axes])."""
+    name, _, axes = text.partition("=")
+    axes = [axis.strip() for axis in axes.split(",") if axis.strip()]
+    if not name or not axes:
+        raise argparse.ArgumentTypeError(f"{text!r}: write LOOP=AXES, e.g. knee_rod=x,y")
+    return name, axes
+
+
+def import_sdf(sdf, output, package_dirs=(), actuated=None, outputs=None, measured=None, loop_axes=(),
+               keep_springs=False, out=None):
+    """SDF with closed chains → URDF + loop-closure YAML; print what changed and the problems found. Returns the
+    process exit code (1: the file cannot be imported, said in one line)."""
+    from humanoid_balance.model.sdf_import import SdfImportError
+    from humanoid_balance.model.sdf_import import import_sdf as convert
+
+    try:
+        result = convert(sdf, output, actuated=actuated, outputs=outputs, measured=measured,
+                         loop_axes=dict(loop_axes), package_dirs=package_dirs, keep_springs=keep_springs)
+    except SdfImportError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    for line in result.report():
+        print(line, file=out or sys.stdout)
+    return 0
 
 
 def bench(experiments, smoke, output, strict):
@@ -118,7 +186,20 @@ def bench(experiments, smoke, output, strict):
     return 1 if crashed or (strict and missed) else 0
 
 
-def demo(scenario, output, video=None, real_time_rate=None):
+def init(urdf, feet, output, loops=None, package_dirs=()):
+    """``humanoid-balance init``; returns the exit code (1 with one line naming what is wrong)."""
+    from humanoid_balance.model import ModelError
+    from humanoid_balance.robot_init import init_robot
+
+    try:
+        init_robot(urdf, feet, output, loops, package_dirs)
+    except (ModelError, ValueError, OSError) as error:
+        print(f"humanoid-balance init: error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT):
     """The closed-loop demo; returns the exit code (0: no fall, ZMP inside the support polygon, nodes OK)."""
     if video is not None:
         os.environ.setdefault("MUJOCO_GL", "egl")  # headless rendering, before MuJoCo loads
@@ -127,8 +208,14 @@ def demo(scenario, output, video=None, real_time_rate=None):
             return 2
     from humanoid_balance.demo.runner import run_demo, summary
     from humanoid_balance.demo.scenario import SCENARIOS
+    from humanoid_balance.nodes.common import USER_MISTAKES
 
-    code, figures, paths = run_demo(SCENARIOS[scenario], output, video, real_time_rate=real_time_rate)
+    try:
+        code, figures, paths = run_demo(SCENARIOS[scenario], output, video, real_time_rate=real_time_rate,
+                                        robot=robot)
+    except USER_MISTAKES as error:
+        print(f"humanoid-balance demo: error: {error}", file=sys.stderr)
+        return 1
     if figures is not None:
         summary(figures, paths)
     return code
@@ -139,12 +226,17 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.command == "check-model":
         return check_model(args.urdf, args.loops, samples=args.samples)
+    if args.command == "init":
+        return init(args.urdf, args.feet, args.output or Path(args.urdf.stem), args.loops, args.package_dirs)
     if args.command == "demo":
         if args.rate <= 0.0:
             parser.error(f"--rate {args.rate:g}: give a positive control rate in Hz")
-        return demo(args.scenario, args.output, args.video, args.rate if args.real_time else None)
+        return demo(args.scenario, args.output, args.video, args.rate if args.real_time else None, args.robot)
     if args.command == "bench":
         return bench(args.experiments, args.smoke, args.output, args.strict)
+    if args.command == "import-sdf":
+        return import_sdf(args.sdf, args.output, args.package_dirs, args.actuated, args.outputs, args.measured,
+                          args.loop_axes, args.keep_springs)
     parser.print_help()
     return 0
 

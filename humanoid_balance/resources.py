@@ -1,10 +1,12 @@
 """Locate what the package ships (robot and parameter files, executables) and the third-party reference robots,
 whether it runs from the source tree, a pip install or a colcon install space (through the ament index)."""
+import os
 import shutil
 import sys
 from pathlib import Path
 
-__all__ = ["DEFAULT_ROBOT", "TALOS_URDF", "robot_files", "config_file", "executable", "example_robot"]
+__all__ = ["DEFAULT_ROBOT", "TALOS_URDF", "robot_files", "robot_config_file", "config_file", "executable",
+           "example_robot"]
 
 PACKAGE = "humanoid_balance"
 DEFAULT_ROBOT = "kangaroo_like"
@@ -41,6 +43,46 @@ def robot_files(name=DEFAULT_ROBOT):
                                 f"{SOURCE_ROOT}/urdf and the ament index)")
     loops = urdf.parents[1] / "config" / f"{name}.loops.yaml"
     return urdf, loops if loops.is_file() else None
+
+
+def resolve_uri(path):
+    """A file path, with ``package://<package>/<relative>`` resolved: this package's files from the source tree
+    or its install, others through the ament index or ROS_PACKAGE_PATH. Other paths are returned unchanged."""
+    text = str(path)
+    if not text.startswith("package://"):
+        return text
+    package, _, relative = text[len("package://"):].partition("/")
+    if package == PACKAGE and _shipped(relative) is not None:
+        return str(_shipped(relative))
+    prefix = _ament_prefix(package)
+    roots = ([prefix / "share" / package] if prefix is not None else []) + [
+        Path(entry) / package for entry in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep) if entry]
+    for root in roots:
+        if (root / relative).is_file():
+            return str(root / relative)
+    return text
+
+
+def robot_config_file(robot=DEFAULT_ROBOT):
+    """The robot configuration of ``robot``: a bundled robot's name (``config/robots/<name>.yaml``), a directory
+    written by ``humanoid-balance init`` (its ``robot.yaml``) or a configuration file."""
+    path = Path(robot)
+    if path.is_dir():
+        return path / "robot.yaml"
+    if path.is_file():
+        return path
+    shipped = _shipped(Path("config") / "robots" / f"{robot}.yaml")
+    if shipped is None:
+        raise FileNotFoundError(f"robot '{robot}': neither a robot configuration (a directory written by "
+                                "humanoid-balance init, or its robot.yaml) nor a bundled robot "
+                                f"({', '.join(bundled_robots())})")
+    return shipped
+
+
+def bundled_robots():
+    """Names of the robots shipped with the package."""
+    folder = _shipped(Path("config") / "robots" / f"{DEFAULT_ROBOT}.yaml").parent
+    return sorted(path.stem for path in folder.glob("*.yaml"))
 
 
 def config_file(name):

@@ -5,7 +5,8 @@ with launch arguments.
         joint_states_topic:=/joint_states imu_topic:=/imu_sensor_broadcaster/imu \
         contact_mode:=ft_sensors left_wrench_topic:=/left_foot_ft_broadcaster/wrench
 
-``composed:=true`` runs the four nodes in one process (balance_stack, one executor: the Python counterpart of a
+``robot:=DIR`` runs it on a robot configured by ``humanoid-balance init`` (DIR/robot.yaml; default: the bundled
+kangaroo_like, or give another bundled robot's name). ``composed:=true`` runs the four nodes in one process (balance_stack, one executor: the Python counterpart of a
 component container, for machines with few cores) with the same topics, parameters and remaps.
 """
 import tempfile
@@ -31,19 +32,28 @@ OVERRIDES = {  # node → (its parameter, the launch argument giving it), on top
     "centroidal_balancer": (("mode", "balance_mode"),),
     "loop_closure_mapper": (("command_interface", "command_interface"),),
 }
-ROBOT = (("urdf_file", "urdf_file"), ("loops_file", "loops_file"), ("use_sim_time", "use_sim_time"))
+ROBOT = (("use_sim_time", "use_sim_time"),)
 
 
 def parameter_file(share, node):
     return PathJoinSubstitution([share, "config", f"{node}.yaml"])
 
 
-def separate_node(share, node):
-    overrides = {parameter: LaunchConfiguration(argument) for parameter, argument in ROBOT + OVERRIDES[node]}
-    return Node(package="humanoid_balance", executable=node, name=node, output="screen",
-                parameters=[parameter_file(share, node), overrides],
-                remappings=[(topic, LaunchConfiguration(argument)) for topic, argument in REMAPS[node]],
-                condition=UnlessCondition(LaunchConfiguration("composed")))
+def robot_file(context):
+    """The robot configuration the ``robot`` argument names (a folder of humanoid-balance init, its robot.yaml, or
+    a bundled robot); every node reads it first, then its own parameter file."""
+    from humanoid_balance.resources import robot_config_file  # the installed package, as the nodes use it
+
+    return str(robot_config_file(LaunchConfiguration("robot").perform(context)))
+
+
+def separate_nodes(context, share):
+    robot = robot_file(context)
+    return [Node(package="humanoid_balance", executable=node, name=node, output="screen",
+                 parameters=[robot, parameter_file(share, node),
+                             {parameter: LaunchConfiguration(argument) for parameter, argument in ROBOT + OVERRIDES[node]}],
+                 remappings=[(topic, LaunchConfiguration(argument)) for topic, argument in REMAPS[node]])
+            for node in NODES]
 
 
 def composed_stack(context, share):
@@ -59,7 +69,7 @@ def composed_stack(context, share):
     with tempfile.NamedTemporaryFile("w", prefix="balance_stack_", suffix=".yaml", delete=False) as handle:
         yaml.safe_dump(overrides, handle)
     return [Node(package="humanoid_balance", executable="balance_stack", output="screen",
-                 parameters=[*(parameter_file(share, node) for node in NODES), handle.name],
+                 parameters=[robot_file(context), *(parameter_file(share, node) for node in NODES), handle.name],
                  remappings=[(topic, LaunchConfiguration(argument)) for node in NODES
                              for topic, argument in REMAPS[node]])]
 
@@ -67,11 +77,9 @@ def composed_stack(context, share):
 def generate_launch_description():
     share = FindPackageShare("humanoid_balance")
     arguments = [
-        DeclareLaunchArgument("urdf_file", default_value=PathJoinSubstitution([share, "urdf", "kangaroo_like.urdf"]),
-                              description="URDF of the robot's spanning tree"),
-        DeclareLaunchArgument("loops_file",
-                              default_value=PathJoinSubstitution([share, "config", "kangaroo_like.loops.yaml"]),
-                              description="loop-closure YAML ('' for a serial robot)"),
+        DeclareLaunchArgument("robot", default_value="kangaroo_like",
+                              description="a folder written by `humanoid-balance init` (or its robot.yaml), or a "
+                                          "bundled robot's name"),
         DeclareLaunchArgument("joint_states_topic", default_value="/joint_states",
                               description="joint_state_broadcaster output (actuated + measured passive joints)"),
         DeclareLaunchArgument("imu_topic", default_value="/imu_sensor_broadcaster/imu",
@@ -92,6 +100,8 @@ def generate_launch_description():
         DeclareLaunchArgument("composed", default_value="false", choices=["true", "false"],
                               description="the four nodes in one process (balance_stack) instead of four"),
     ]
-    return LaunchDescription([*arguments, *(separate_node(share, node) for node in NODES),
+    return LaunchDescription([*arguments,
+                              OpaqueFunction(function=separate_nodes, args=[share],
+                                             condition=UnlessCondition(LaunchConfiguration("composed"))),
                               OpaqueFunction(function=composed_stack, args=[share],
                                              condition=IfCondition(LaunchConfiguration("composed")))])

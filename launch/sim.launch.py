@@ -60,15 +60,35 @@ def choose_optional_nodes(context):
     return actions
 
 
+def robot_nodes(context, share):
+    """The plant and robot_state_publisher of the robot the ``robot`` argument names (a folder of
+    humanoid-balance init, its robot.yaml, or a bundled robot)."""
+    from humanoid_balance.model.robot_config import load_robot_config  # the installed package, as the nodes use it
+    from humanoid_balance.resources import robot_config_file
+
+    robot = robot_config_file(LaunchConfiguration("robot").perform(context))
+    urdf = load_robot_config(robot).urdf_file
+    plant = Node(
+        package="humanoid_balance", executable="mujoco_sim", name="mujoco_sim", output="screen",
+        parameters=[str(robot), PathJoinSubstitution([share, "config", "mujoco_sim.yaml"]),
+                    {"real_time": LaunchConfiguration("real_time")}],
+    )
+    robot_state_publisher = Node(  # draws every link, passive ones included, from the estimated joint states
+        package="robot_state_publisher", executable="robot_state_publisher", output="screen",
+        condition=IfCondition(LaunchConfiguration("start_robot_state_publisher")),
+        parameters=[{"robot_description": ParameterValue(Command(["cat ", urdf]), value_type=str),
+                     "use_sim_time": True}],
+        remappings=[("joint_states", "estimated_joint_states")],
+    )
+    return [plant, robot_state_publisher]
+
+
 def generate_launch_description():
     share = FindPackageShare("humanoid_balance")
-    urdf, loops = LaunchConfiguration("urdf_file"), LaunchConfiguration("loops_file")
     arguments = [
-        DeclareLaunchArgument("urdf_file", default_value=PathJoinSubstitution([share, "urdf", "kangaroo_like.urdf"]),
-                              description="URDF of the robot's spanning tree"),
-        DeclareLaunchArgument("loops_file",
-                              default_value=PathJoinSubstitution([share, "config", "kangaroo_like.loops.yaml"]),
-                              description="loop-closure YAML ('' for a serial robot)"),
+        DeclareLaunchArgument("robot", default_value="kangaroo_like",
+                              description="a folder written by `humanoid-balance init` (or its robot.yaml), or a "
+                                          "bundled robot's name"),
         DeclareLaunchArgument("real_time", default_value="true",
                               description="pace the plant to the wall clock (false: as fast as the loop allows)"),
         DeclareLaunchArgument("balance_mode", default_value="kinematic",
@@ -79,24 +99,12 @@ def generate_launch_description():
         DeclareLaunchArgument("rviz", default_value="auto", choices=list(CHOICES),
                               description="RViz with rviz/humanoid_balance.rviz: auto (if installed) | true | false"),
     ]
-    plant = Node(
-        package="humanoid_balance", executable="mujoco_sim", name="mujoco_sim", output="screen",
-        parameters=[PathJoinSubstitution([share, "config", "mujoco_sim.yaml"]),
-                    {"urdf_file": urdf, "loops_file": loops, "real_time": LaunchConfiguration("real_time")}],
-    )
     suite = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(PathJoinSubstitution([share, "launch", "balance.launch.py"])),
-        launch_arguments={"urdf_file": urdf, "loops_file": loops, "joint_states_topic": "joint_states",
+        launch_arguments={"robot": LaunchConfiguration("robot"), "joint_states_topic": "joint_states",
                           "imu_topic": "imu", "contact_mode": "actuator_forces", "commands_topic": "actuator_commands",
                           "command_interface": "position", "balance_mode": LaunchConfiguration("balance_mode"),
                           "use_sim_time": "true"}.items(),
-    )
-    robot_state_publisher = Node(  # draws every link, passive ones included, from the estimated joint states
-        package="robot_state_publisher", executable="robot_state_publisher", output="screen",
-        condition=IfCondition(LaunchConfiguration("start_robot_state_publisher")),
-        parameters=[{"robot_description": ParameterValue(Command(["cat ", urdf]), value_type=str),
-                     "use_sim_time": True}],
-        remappings=[("joint_states", "estimated_joint_states")],
     )
     rviz = Node(
         package="rviz2", executable="rviz2", output="screen",
@@ -104,5 +112,5 @@ def generate_launch_description():
         arguments=["-d", PathJoinSubstitution([share, "rviz", "humanoid_balance.rviz"])],
         parameters=[{"use_sim_time": True}],
     )
-    return LaunchDescription([*arguments, OpaqueFunction(function=choose_optional_nodes), plant, suite,
-                              robot_state_publisher, rviz])
+    return LaunchDescription([*arguments, OpaqueFunction(function=choose_optional_nodes),
+                              OpaqueFunction(function=robot_nodes, args=[share]), suite, rviz])

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from humanoid_balance.model import ClosedChain, load_robot
-from humanoid_balance.resources import TALOS_URDF
+from humanoid_balance.model.robot_config import load_robot_config
+from humanoid_balance.resources import TALOS_URDF, robot_config_file
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
@@ -14,6 +15,8 @@ ROBOT_FILES = {
     "kangaroo_like": (REPO / "urdf" / "kangaroo_like.urdf", REPO / "config" / "kangaroo_like.loops.yaml"),
     "mahru": (REPO / "urdf" / "mahru.urdf", None),
 }
+
+ROBOT_CONFIGS = {name: load_robot_config(robot_config_file(name)) for name in ("kangaroo_like", "mahru")}
 
 
 def talos_urdf():

@@ -39,8 +39,8 @@ def test_table_columns_line_up():
 def test_dance_rates_integrate_to_the_amplitude_in_half_a_period():
     """∫₀^{T/2} ½ A ω sin(ω t) dt = A, mirrored on the right arm (shoulder pitch in antiphase)."""
     t = np.linspace(0.0, 0.5 / FREQUENCY, 20001)
-    left = np.array([arm_rates(s)["left_arm"] for s in t])
-    right = np.array([arm_rates(s)["right_arm"] for s in t])
+    left = np.array([arm_rates(("left", "right"), s)["left"] for s in t])
+    right = np.array([arm_rates(("left", "right"), s)["right"] for s in t])
     np.testing.assert_allclose(np.trapezoid(left, t, axis=0), AMPLITUDE, rtol=1e-6)
     np.testing.assert_allclose(np.trapezoid(right, t, axis=0), MIRROR * AMPLITUDE * [-1, 1, 1, 1, 1, 1], rtol=1e-6)
 

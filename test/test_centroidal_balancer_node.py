@@ -134,9 +134,8 @@ def test_stale_inputs_hold_the_posture_and_recover(kangaroo):
 
 def test_mahru_configuration_from_the_readme_comes_up(kangaroo):
     config = Path(__file__).resolve().parents[1] / "config"
-    repo = config.parent
     session = Session(*kangaroo, ["--params-file", str(config / "centroidal_balancer.yaml"), "--params-file",
-                                  str(config / "mahru_balancer.yaml"), "-p", f"urdf_file:={repo / 'urdf' / 'mahru.urdf'}"])
+                                  str(config / "robots" / "mahru.yaml")])
     try:
         assert session.run(lambda: DIAGNOSTIC in session.probe.diagnostics, timeout=15.0, feed=False), session.stop()[2]
         assert session.probe.diagnostics[DIAGNOSTIC].message == "waiting for estimated_joint_states and odom"

@@ -39,7 +39,7 @@ def test_the_robot_stands_through_the_scenario(report):
                                        "loop_closure_mapper"}
     assert all(node["level"] == "OK" for node in figures["nodes"].values()), figures["nodes"]
     for push in figures["pushes"]:
-        assert push["impulse [N·s]"] == pytest.approx(6.0)
+        assert push["impulse [N·s]"] == pytest.approx(6.0, rel=1e-2)  # 0.1125 m/s × the 53.4 kg robot
         assert 0.005 < push["CoM peak excursion [m]"] < 0.05   # the push is felt, and absorbed
         assert np.isfinite(push["settling time to 5 mm [s]"])
     assert figures["dancing arms"]["CoM horizontal deviation [m]"] < 0.01  # Choi–Kim: the CoM holds still

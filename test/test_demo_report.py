@@ -6,8 +6,8 @@ import pytest
 from humanoid_balance.demo.report import Recording, metrics, write_report
 from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
 
-SCENARIO = Scenario("analytic", 6.0, 0.5, (Push(1.0, "base_link", (0.0, 50.0, 0.0), "push"),),
-                    ArmDance(4.0, 2.0, 0.5, 0.5))
+SCENARIO = Scenario("analytic", 6.0, 0.5, (Push(1.0, (0.0, 0.1, 0.0), "push"),),
+                    ArmDance(4.0, 2.0, 0.5, 1.0)).for_robot(50.0, "base_link", 0.1)  # 50 N for 0.1 s on 50 kg
 AMPLITUDE, TAU = 0.03, 0.4  # [m], [s]
 
 

@@ -6,12 +6,12 @@ import pytest
 
 from humanoid_balance.model import ClosedChain, load_robot
 from humanoid_balance.sim.simulation import Simulation
-from model_fixtures import REPO, ROBOT_FILES
+from model_fixtures import ROBOT_CONFIGS, ROBOT_FILES
 
 
 @pytest.fixture(scope="module")
 def standing():
-    sim = Simulation(*ROBOT_FILES["kangaroo_like"])
+    sim = Simulation.from_config(ROBOT_CONFIGS["kangaroo_like"])
     sim.step(round(1.0 / sim.model.opt.timestep))
     settled = sim.ground_truth()
     sim.step(round(1.0 / sim.model.opt.timestep))
@@ -52,7 +52,7 @@ def test_ground_truth_com_matches_pinocchio(standing):
 def test_push_changes_the_momentum_by_the_impulse():
     """In free fall (no contact, no gravity) a 0.1 s push of 50 N on the pelvis changes the total linear
     momentum by exactly 5 N·s."""
-    sim = Simulation(*ROBOT_FILES["kangaroo_like"])
+    sim = Simulation.from_config(ROBOT_CONFIGS["kangaroo_like"])
     sim.model.opt.gravity[:] = 0.0
     sim.reset(height=3.0)
     robot = load_robot(*ROBOT_FILES["kangaroo_like"])
@@ -65,10 +65,10 @@ def test_push_changes_the_momentum_by_the_impulse():
 
 def test_foot_force_torque_sensor_on_a_serial_robot():
     """Mahru standing: each foot sensor (ankle side of the foot) reads the ground force minus the foot's weight."""
-    sim = Simulation(REPO / "urdf" / "mahru.urdf", None, force_torque_sensors=True)
+    sim = Simulation.from_config(ROBOT_CONFIGS["mahru"], force_torque_sensors=True)
     sim.step(1000)
     truth = sim.ground_truth()
-    foot_mass = sim.model.body_mass[sim.foot_bodies[0]]
+    foot_mass = sim.model.body_mass[sim.model.body(sim.soles[0]).parentid[0]]
     for index, sole in enumerate(sim.soles):
         frame, wrench = sim.foot_wrench(sole)
         assert frame == f"{sole.split('_')[0]}_foot"
@@ -76,7 +76,7 @@ def test_foot_force_torque_sensor_on_a_serial_robot():
 
 
 def test_bad_commands_are_refused():
-    sim = Simulation(*ROBOT_FILES["kangaroo_like"])
+    sim = Simulation.from_config(ROBOT_CONFIGS["kangaroo_like"])
     with pytest.raises(ValueError, match="interface must be one of"):
         sim.set_command("torque", np.zeros(12))
     with pytest.raises(ValueError, match=f"3 values for {len(sim.actuators)} actuators"):
@@ -86,7 +86,7 @@ def test_bad_commands_are_refused():
 def test_a_pure_torque_push_changes_the_angular_momentum_by_its_impulse():
     """No gravity, no contact: 5 N·m about z for 0.1 s turns 0.5 N·m·s into angular momentum about the CoM,
     and leaves the linear momentum at zero."""
-    sim = Simulation(*ROBOT_FILES["kangaroo_like"])
+    sim = Simulation.from_config(ROBOT_CONFIGS["kangaroo_like"])
     sim.model.opt.gravity[:] = 0.0
     sim.reset(height=3.0)
     sim.push("base_link", [0.0, 0.0, 0.0], torque=[0.0, 0.0, 5.0], duration=0.1)
@@ -107,8 +107,7 @@ def test_ground_truth_zmp_is_under_the_com_when_standing_still(standing):
 def test_joint_impedance_force_follows_its_law():
     """force = K (q_d − q) + D (q̇_d − q̇) + τ_ff per actuator, clipped to the URDF effort limit, on Mahru I
     started with bent knees (the reference override)."""
-    urdf, _ = ROBOT_FILES["mahru"]
-    sim = Simulation(urdf, reference={"left_knee": 0.8, "right_knee": 0.8})
+    sim = Simulation.from_config(ROBOT_CONFIGS["mahru"], reference={"left_knee": 0.8, "right_knee": 0.8})
     position, velocity, _ = sim.joint_states(sim.actuators)
     assert position[sim.actuators.index("left_knee")] == pytest.approx(0.8)
     rng = np.random.default_rng(3)

@@ -16,15 +16,18 @@ from humanoid_balance.estimation.contact_state import ContactEstimator
 from humanoid_balance.estimation.contact_wrench import CONTACT
 from humanoid_balance.mapping.actuator_map import ActuatorMap
 from humanoid_balance.model import ClosureError, SingularConfigurationError, load_robot
+from humanoid_balance.model.robot_config import check_robot_config, load_robot_config
+from humanoid_balance.resources import DEFAULT_ROBOT, robot_config_file
 from humanoid_balance.sim import Simulation
 
-__all__ = ["LEG", "MAHRU_STANCE", "Sample", "ClosedLoop"]
+__all__ = ["FALL_DROP", "Sample", "ClosedLoop", "robot_config"]
 
-LEG = ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")
-SIDES = ("left", "right")
 FALL_DROP = 0.15   # a base this far below its start has fallen [m]
-MAHRU_STANCE = {f"{side}_{joint}": angle for side in SIDES  # bent knees, as the balancer benchmark's [rad]
-                for joint, angle in (("hip_pitch", -0.4), ("knee", 0.8), ("ankle_pitch", -0.4))}
+
+
+def robot_config(robot=DEFAULT_ROBOT):
+    """The :class:`RobotConfig` of a bundled robot's name or of a directory written by ``humanoid-balance init``."""
+    return load_robot_config(robot_config_file(robot))
 
 
 class Sample(NamedTuple):
@@ -33,11 +36,11 @@ class Sample(NamedTuple):
     time: float               # [s]
     com: np.ndarray           # ground-truth CoM, world [m]
     base_height: float        # [m]
-    soles: np.ndarray         # (2, 3) ground-truth sole frame positions, world [m]
-    sole_forces: np.ndarray   # (2, 3) ground-truth contact forces, world [N]
+    soles: np.ndarray         # (feet, 3) ground-truth sole frame positions, world [m]
+    sole_forces: np.ndarray   # (feet, 3) ground-truth contact forces, world [N]
     true_zmp: np.ndarray      # ground-truth ZMP of the floor contacts, world [m]
     zmp: np.ndarray           # estimated ZMP, world [m] (nan when unknown)
-    estimated_wrenches: np.ndarray  # (2, 6) estimated sole wrenches, sole frames [N, N·m] (nan when unknown)
+    estimated_wrenches: np.ndarray  # (feet, 6) estimated sole wrenches, sole frames [N, N·m] (nan when unknown)
     q: np.ndarray             # the estimated configuration the command was computed from
     efforts: np.ndarray       # measured actuator efforts, robot.actuated_names order [N, N·m]
 
@@ -46,9 +49,9 @@ class ClosedLoop:
     """Plant and suite on one robot.
 
     Args:
-        urdf, loops: the robot files (loops None for a serial robot).
+        robot: its :class:`RobotConfig` (files, feet, soles, legs, limbs, stance, drive gains).
         mode: the balancer's mode (``kinematic`` | ``momentum`` | ``viip``).
-        arms: J-busy arm sections as (name, joints, end frame), driven by :meth:`tick`'s ``arm_rates``.
+        arms: make the configuration's busy limbs J-busy sections, driven by :meth:`tick`'s ``arm_rates``.
         impedance: send position, velocity and effort through the plant's joint impedance (momentum mode on a
             torque-controlled robot) instead of position targets to stiff drives.
         reference: joint → starting value for the plant (see :class:`Simulation`).
@@ -56,17 +59,21 @@ class ClosedLoop:
         config: extra :class:`BalancerConfig` fields.
     """
 
-    def __init__(self, urdf, loops=None, mode="kinematic", arms=(), impedance=False, reference=None, period=0.002,
+    def __init__(self, robot, mode="kinematic", arms=False, impedance=False, reference=None, period=0.002,
                  **config):
-        self.sim = Simulation(urdf, loops, reference=reference)
-        self.robot = load_robot(urdf, loops, floating_base=True)
-        fixed_base = load_robot(urdf, loops)
-        self.soles = tuple(f"{side}_sole" for side in SIDES)
+        self.config = robot
+        self.sim = Simulation.from_config(robot, reference=reference or {})
+        self.robot = load_robot(robot.urdf_file, robot.loops, floating_base=True)
+        check_robot_config(robot, self.robot)
+        fixed_base = load_robot(robot.urdf_file, robot.loops)
+        self.soles = robot.soles
         self.estimator = RobotStateEstimator(fixed_base, self.soles)
-        self.contact = ContactEstimator(self.robot, self.soles, mode="actuator_forces", sample_rate=1.0 / period)
-        feet = tuple(Foot(f"{side}_foot", f"{side}_sole", tuple(f"{side}_{joint}" for joint in LEG))
-                     for side in SIDES)
-        sections = [Section(name, tuple(joints), end, J_BUSY) for name, joints, end in arms]
+        self.contact = ContactEstimator(self.robot, self.soles, mode="actuator_forces", sample_rate=1.0 / period,
+                                        rectangles=robot.sole_rectangles or None)
+        feet = tuple(Foot(name, sole, robot.leg_joints[name], robot.rectangle(k))
+                     for k, (name, sole) in enumerate(zip(robot.feet, robot.soles)))
+        sections = [Section(limb, robot.limb_joints[limb], robot.limb_end_frames[limb], J_BUSY)
+                    for limb in (robot.busy_limbs if arms else ())]
         self.balancer = Balancer(self.robot, BalancerConfig(mode=mode, feet=feet, **config), sections)
         self.mapper = ActuatorMap(self.robot)
         self.impedance = impedance
@@ -77,6 +84,7 @@ class ClosedLoop:
         self.com_reference = None
         self.refusals = 0         # commands the mapper could not realise
         self.start_height = self.sim.ground_truth().base_position[2]
+        self.base_body = robot.base_frame or self.robot.root_link  # where pushes land
 
     def tick(self, arm_rates=None, com_offset=(0.0, 0.0, 0.0)):
         """Step the plant one control period, run the suite on its sensors, send the command; returns a

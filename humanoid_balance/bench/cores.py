@@ -12,11 +12,9 @@ import time
 
 import numpy as np
 import pinocchio as pin
-import yaml
 
-from humanoid_balance.bench.closed_loop import ClosedLoop
+from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
 from humanoid_balance.bench.results import Result
-from humanoid_balance.resources import config_file, robot_files
 
 __all__ = ["NOTE", "run", "crba_ratio", "BUDGETS"]
 
@@ -47,19 +45,10 @@ def crba_ratio(function, inputs, model, q):
     return median, median / float(np.median(references[skip:]))
 
 
-def dancing_arms():
-    """The J-busy arms of config/centroidal_balancer.yaml as (name, joints, end frame)."""
-    parameters = yaml.safe_load(config_file("centroidal_balancer.yaml").read_text())
-    parameters = next(iter(parameters.values()))["ros__parameters"]
-    return [(limb, tuple(parameters[f"{limb}_joints"]), parameters[f"{limb}_end_frame"])
-            for limb in parameters["busy_limbs"] if limb]
-
-
 def recorded_inputs(samples):
     """What each core receives, recorded while the four cores keep kangaroo_like up in the plant, swaying its CoM
     and dancing its arms, so that every core is timed on the inputs it really sees. Returns (loop, inputs)."""
-    arms = dancing_arms()
-    loop = ClosedLoop(*robot_files(), mode="kinematic", arms=arms)
+    loop = ClosedLoop(robot_config(), mode="kinematic", arms=True)
     inputs = {name: [] for name in BUDGETS}
     for name, owner, method in (("state estimator update", loop.estimator, "update"),
                                 ("contact estimate (actuator forces)", loop.contact, "update"),
@@ -73,7 +62,8 @@ def recorded_inputs(samples):
         setattr(owner, method, recording)
     for k in range(samples + WARM_UP_TICKS):
         t = k * loop.period
-        rates = {name: 0.4 * np.cos(2 * np.pi * t) * np.ones(len(joints)) for name, joints, _ in arms}
+        rates = {name: 0.4 * np.cos(2 * np.pi * t) * np.ones(len(loop.config.limb_joints[name]))
+                 for name in loop.config.busy_limbs}
         loop.tick(rates, com_offset=(0.0, 0.02 * np.sin(np.pi * t), 0.0))
     for owner in (loop.estimator, loop.contact, loop.balancer, loop.mapper):
         del owner.update  # the recording wrappers were instance attributes

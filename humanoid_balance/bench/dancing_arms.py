@@ -7,14 +7,12 @@ truth: the CoM and the floor's centre of pressure, against their means over the 
 """
 import numpy as np
 
-from humanoid_balance.bench.closed_loop import MAHRU_STANCE, SIDES, ClosedLoop
+from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
 from humanoid_balance.bench.results import Result
-from humanoid_balance.resources import robot_files
 
-__all__ = ["NOTE", "run", "dance", "ARM_JOINTS", "AMPLITUDE"]
+__all__ = ["NOTE", "run", "dance", "AMPLITUDE"]
 
 EXPERIMENT = "2 dancing arms"
-ARM_JOINTS = ("shoulder_pitch", "shoulder_roll", "shoulder_yaw", "elbow", "wrist_yaw", "wrist_roll")
 AMPLITUDE = np.array([-0.9, 0.6, 0.4, -1.2, 0.5, 0.3])   # left arm, peak-to-peak [rad]; the right one mirrors it
 MIRROR = np.array([1.0, -1.0, -1.0, 1.0, -1.0, -1.0])     # roll and yaw change sign on the right
 ANTIPHASE = np.array([-1.0, 1.0, 1.0, 1.0, 1.0, 1.0])     # ... and the shoulders swing in antiphase
@@ -27,21 +25,21 @@ NOTE = ("2: Mahru I in kinematic mode on its position drives; each arm joint fol
         "shoulders swinging in phase show it in centimetres (the extra row).")
 
 
-def arm_rates(t, antiphase=True):
-    """J-busy joint rates of both arms at time ``t`` after the dance starts [rad/s]."""
+def arm_rates(arms, t, antiphase=True):
+    """J-busy joint rates of both ``arms`` (left, right) at time ``t`` after the dance starts [rad/s]."""
     w = 2 * np.pi * FREQUENCY
     rate = 0.5 * AMPLITUDE * w * np.sin(w * t)
-    return {"left_arm": rate, "right_arm": MIRROR * (ANTIPHASE if antiphase else 1.0) * rate}
+    left, right = arms
+    return {left: rate, right: MIRROR * (ANTIPHASE if antiphase else 1.0) * rate}
 
 
 def dance(periods, antiphase=True):
     """Run the dance for ``periods`` periods; returns (CoM deviation [m], ZMP excursion (x, y) [m], fell)."""
-    arms = [(f"{side}_arm", tuple(f"{side}_{joint}" for joint in ARM_JOINTS), f"{side}_hand") for side in SIDES]
-    loop = ClosedLoop(*robot_files("mahru"), mode="kinematic", arms=arms, reference=MAHRU_STANCE)
+    loop = ClosedLoop(robot_config("mahru"), mode="kinematic", arms=True)
     samples, end = [], START + periods / FREQUENCY
     while loop.sim.time < end:
         t = loop.sim.time
-        sample = loop.tick(arm_rates(t - START, antiphase) if t >= START else None)
+        sample = loop.tick(arm_rates(loop.config.busy_limbs, t - START, antiphase) if t >= START else None)
         samples.append((sample.time, *sample.com[:2], *sample.true_zmp[:2]))
         if loop.fallen(sample):
             return float("inf"), np.full(2, np.inf), True

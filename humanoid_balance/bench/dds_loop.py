@@ -73,6 +73,8 @@ class LoopRun(NamedTuple):
     start_height: float      # base height at the plant's first diagnostics of the window [m]
     end_height: float        # base height at its last diagnostics of the window [m]
     cpu: dict                # process → CPU time over the window [s]
+    heights: list            # (simulated time [s], base height [m]) of every plant diagnostics, warm-up included
+    warnings: dict           # node → the last non-OK diagnostics message of the window ('' if none)
 
 
 def overrides(rate, directory):
@@ -125,6 +127,7 @@ class LoopProbe:
         self.commands = []      # (stamp, arrival) of every actuator_states [ns]
         self.plant = []         # (arrival [ns], simulated time [s], base height [m], tick rate [Hz]) of its diagnostics
         self.reporting = set()  # processes' nodes that have published diagnostics
+        self.warnings = {}      # node → (arrival [ns], its last non-OK diagnostics message)
         self.pongs = []         # arrival of each pong [s, perf_counter]
         deep = QoSProfile(depth=1000, reliability=RELIABLE_QOS.reliability)  # never drop a message here
         self.node.create_subscription(JointState, "actuator_states", self.on_state, deep)
@@ -141,6 +144,8 @@ class LoopProbe:
         for status in array.status:
             node = status.name.split(":")[0]
             self.reporting.add(node)
+            if status.level != 0:
+                self.warnings[node] = (time.time_ns(), status.message)
             if node == PLANT:
                 values = {pair.key: pair.value for pair in status.values}
                 self.plant.append((time.time_ns(), float(values["simulated time [s]"]),
@@ -235,7 +240,10 @@ def measure(rate, seconds, warm_up, layout="separate"):
     (first, simulated_first, start_height, _), (last, simulated_last, end_height, _) = diagnostics[0], diagnostics[-1]
     plant_rate = float(np.median([tick_rate for *_, tick_rate in diagnostics]))
     real_time_factor = (simulated_last - simulated_first) / ((last - first) * 1e-9)
-    return LoopRun(layout, rate, seconds, latencies, plant_rate, real_time_factor, start_height, end_height, cpu)
+    heights = [(round(simulated, 2), height) for _, simulated, height, _ in probe.plant]
+    warnings = {node: message for node, (arrival, message) in probe.warnings.items() if start <= arrival < end}
+    return LoopRun(layout, rate, seconds, latencies, plant_rate, real_time_factor, start_height, end_height, cpu,
+                   heights, warnings)
 
 
 def ping_pong(count=PING_PONGS):

@@ -9,11 +9,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from humanoid_balance.bench.closed_loop import MAHRU_STANCE, ClosedLoop
+from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
 from humanoid_balance.bench.results import Result
 from humanoid_balance.control.balancer import BalancerConfig
 from humanoid_balance.demo.report import SETTLED_WITHIN, recovery
-from humanoid_balance.resources import robot_files
 
 __all__ = ["NOTE", "run", "push_mahru"]
 
@@ -44,11 +43,11 @@ def push_mahru(impulse, feedback=True):
     gains = BalancerConfig().momentum
     if not feedback:
         gains = gains._replace(K_P=0 * gains.K_P, K_D=0 * gains.K_D)
-    loop = ClosedLoop(*robot_files("mahru"), mode="momentum", impedance=True, reference=MAHRU_STANCE, momentum=gains)
+    loop = ClosedLoop(robot_config("mahru"), mode="momentum", impedance=True, momentum=gains)
     com, soles_before, fell = [], None, False
     while loop.sim.time < PUSH_TIME + OBSERVED and not fell:
         if soles_before is None and loop.sim.time >= PUSH_TIME - 1e-9:
-            loop.sim.push("base_link", [0.0, impulse / PUSH_DURATION, 0.0], duration=PUSH_DURATION)
+            loop.sim.push(loop.base_body, [0.0, impulse / PUSH_DURATION, 0.0], duration=PUSH_DURATION)
             soles_before = sample.soles.copy()
         sample = loop.tick()
         com.append((sample.time, *sample.com))

@@ -7,9 +7,8 @@ the standing height, the lowest point after touchdown below the touchdown height
 """
 import numpy as np
 
-from humanoid_balance.bench.closed_loop import ClosedLoop
+from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
 from humanoid_balance.bench.results import Result
-from humanoid_balance.resources import robot_files
 
 __all__ = ["NOTE", "run", "jump"]
 
@@ -23,7 +22,7 @@ NOTE = ("3: kangaroo_like in viip mode on its position drives, contact phases fr
 def jump():
     """Stand, jump, watch; returns (standing COG deviation [m], apex [m], landing depth [m], planned (z_H, z_d),
     fell, mapper refusals)."""
-    loop = ClosedLoop(*robot_files("kangaroo_like"), mode="viip")
+    loop = ClosedLoop(robot_config("kangaroo_like"), mode="viip")
     config = loop.balancer.config
     rows, fell, requested = [], False, False
     while loop.sim.time < JUMP_AT + WATCH and not fell:

@@ -7,10 +7,9 @@ Units: SI.
 """
 import numpy as np
 
-from humanoid_balance.bench.closed_loop import ClosedLoop
+from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
 from humanoid_balance.bench.estimator import median_seconds
 from humanoid_balance.bench.results import Result
-from humanoid_balance.resources import robot_files
 
 __all__ = ["NOTE", "run", "lateral_swing"]
 
@@ -24,7 +23,7 @@ NOTE = ("5: kangaroo_like in kinematic mode, CoM reference swinging ±40 mm side
 def lateral_swing(periods):
     """Swing for ``periods``; returns (ground-truth normal forces (k, 2), estimated (k, 2), true ZMP (k, 2),
     estimated ZMP (k, 2), weight [N], seconds per wrench estimate)."""
-    loop = ClosedLoop(*robot_files("kangaroo_like"), mode="kinematic")
+    loop = ClosedLoop(robot_config("kangaroo_like"), mode="kinematic")
     rows = []
     while loop.sim.time < START + periods / FREQUENCY:
         t = loop.sim.time - START

@@ -38,9 +38,10 @@ MODES = ("kinematic", "momentum", "viip")
 
 
 class Foot(NamedTuple):
-    name: str          # e.g. left_foot
+    name: str          # foot name (topics)
     sole: str          # sole frame
     joints: tuple      # serial-equivalent leg joints, hip to ankle
+    rectangle: object = None  # SoleRectangle of the contact surface; None: from the foot's collision boxes
 
 
 @dataclass
@@ -103,8 +104,8 @@ class Balancer:
         sections = [Section(f.name, f.joints, f.sole, BASE if i == 0 else C_BUSY) for i, f in enumerate(feet)]
         self.resolver = EmbeddedMotionResolver(robot, sections + list(extra_sections), self.kinematics)
         self.extra = {s.name: s for s in extra_sections}
-        self.distribution = WrenchDistribution([sole_rectangle(robot, f.sole) for f in feet], config.friction,
-                                               config.f_min)
+        self.distribution = WrenchDistribution([f.rectangle or sole_rectangle(robot, f.sole) for f in feet],
+                                               config.friction, config.f_min)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
         self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))
@@ -160,6 +161,8 @@ class Balancer:
             effort = self._static_torques(state.q, distribution.wrenches, active)
 
         velocity = np.zeros(len(robot.output_names))
+        if active:
+            self._choose_support(active)
         if config.mode == "kinematic" and active:
             velocity = self._kinematic_rates(state, com, R_base)
         elif config.mode == "viip":
@@ -189,6 +192,16 @@ class Balancer:
         corners = np.array([placements[i].act(corner)[:2] for i in active
                             for corner in self.distribution.rectangles[i].corners()])
         return polygon_margin(zmp, corners[ConvexHull(corners).vertices])  # hull vertices: counter-clockwise
+
+    def _choose_support(self, active):
+        """The support (base) section of the embedded-motion Jacobian: kept while its foot is in contact, else
+        the first foot that is; the other feet hold their soles still (C-busy)."""
+        feet = self.config.feet
+        support = self.resolver.base_section.name
+        if any(feet[i].name == support for i in active):
+            return
+        chosen = feet[active[0]].name
+        self.resolver.set_roles({foot.name: BASE if foot.name == chosen else C_BUSY for foot in feet})
 
     # -- modes ----------------------------------------------------------------------------------------
     def _kinematic_rates(self, state, com, R_base):

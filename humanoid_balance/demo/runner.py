@@ -32,7 +32,7 @@ from humanoid_balance.nodes.contact_estimator import ContactEstimatorNode
 from humanoid_balance.nodes.loop_closure_mapper import LoopClosureMapperNode
 from humanoid_balance.nodes.mujoco_sim import MujocoSimNode
 from humanoid_balance.nodes.state_estimator import StateEstimatorNode
-from humanoid_balance.resources import config_file
+from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
 __all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES"]
 
@@ -58,16 +58,17 @@ def real_time_overrides(rate):
     """On top of SIMULATION_OVERRIDES: the plant free-running against the wall clock at ``rate`` [Hz]."""
     return {"mujoco_sim": ["real_time:=true", "lockstep:=false", f"publish_period:={1.0 / rate}"],
             "contact_estimator": [f"sample_rate:={float(rate)}"]}
-ARMS = {"left_arm": 1.0, "right_arm": -1.0}  # swing sign: the arms dance in antiphase
 
 
-def build_suite(real_time_rate=None):
-    """The five nodes by name, each with its parameter file and the simulation overrides (and the real-time ones
-    when ``real_time_rate`` [Hz] is given)."""
+def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT):
+    """The five nodes by name, each with its parameter file, the robot's configuration (a bundled robot's name or
+    a directory written by ``humanoid-balance init``) and the simulation overrides (and the real-time ones when
+    ``real_time_rate`` [Hz] is given)."""
     extra = real_time_overrides(real_time_rate) if real_time_rate else {}
+    robot_file = robot_config_file(robot)
     nodes = {}
     for name, (factory, parameter_file) in SUITE.items():
-        arguments = ["--ros-args", "--params-file", str(config_file(parameter_file))]
+        arguments = ["--ros-args", "--params-file", str(config_file(parameter_file)), "--params-file", str(robot_file)]
         for override in SIMULATION_OVERRIDES.get(name, []) + extra.get(name, []):
             arguments += ["-p", override]
         nodes[name] = factory(cli_args=arguments)
@@ -77,9 +78,10 @@ def build_suite(real_time_rate=None):
 class Director(Node):
     """Plays the scenario on simulated time and records what the report needs."""
 
-    def __init__(self, scenario, feet, arm_joints, progress=print):
+    def __init__(self, scenario, feet, limbs, progress=print):
+        """``limbs``: busy limb → (joints, swing) of those that dance."""
         super().__init__("demo_director")
-        self.scenario, self.feet, self.arm_joints, self.progress = scenario, feet, arm_joints, progress
+        self.scenario, self.feet, self.limbs, self.progress = scenario, feet, limbs, progress
         self.recording = Recording()
         self.pending_pushes = list(scenario.pushes)
         self.dance_sent = False
@@ -89,8 +91,8 @@ class Director(Node):
         self.linear_momentum = None
         self.commands = 0  # actuator_commands received, for the command rate
         self.push_publisher = self.create_publisher(WrenchStamped, "sim/push", RELIABLE_QOS)
-        self.arm_publishers = {arm: self.create_publisher(JointTrajectory, f"balance/{arm}/trajectory", RELIABLE_QOS)
-                               for arm in arm_joints}
+        self.arm_publishers = {limb: self.create_publisher(JointTrajectory, f"balance/{limb}/trajectory",
+                                                           RELIABLE_QOS) for limb in limbs}
         self.create_subscription(Odometry, "sim/odom", self.on_odom, RELIABLE_QOS)
         self.create_subscription(PointStamped, "sim/com", self.on_com, RELIABLE_QOS)
         self.create_subscription(PointStamped, "zmp", self.on_zmp, RELIABLE_QOS)
@@ -114,7 +116,7 @@ class Director(Node):
         self.recording.add("base", self.now, message.pose.pose.position.z)
         while self.pending_pushes and self.now >= self.pending_pushes[0].time:
             self.push(self.pending_pushes.pop(0), message.header.stamp)
-        if not self.dance_sent and self.now >= self.scenario.dance.start:
+        if not self.dance_sent and self.limbs and self.now >= self.scenario.dance.start:
             self.dance(message.header.stamp)
         if self.now >= self.next_report:
             self.next_report += 1.0
@@ -133,18 +135,18 @@ class Director(Node):
 
     def dance(self, stamp):
         dance = self.scenario.dance
-        for arm, joints in self.arm_joints.items():
-            times, positions, velocities = dance.trajectory(ARMS[arm])
+        for limb, (joints, swing) in self.limbs.items():
+            times, positions, velocities = dance.trajectory(swing)
             trajectory = JointTrajectory(joint_names=list(joints))
             trajectory.header.stamp = stamp
             for t, position, velocity in zip(times, positions, velocities):
                 trajectory.points.append(JointTrajectoryPoint(
                     positions=position.tolist(), velocities=velocity.tolist(),
                     time_from_start=Duration(sec=int(t), nanosec=int(round((t % 1) * 1e9)) % 1_000_000_000)))
-            self.arm_publishers[arm].publish(trajectory)
+            self.arm_publishers[limb].publish(trajectory)
         self.dance_sent = True
-        self.progress(f"[{self.now:5.1f} s] dancing arms: {dance.frequency:g} Hz for {dance.duration:g} s, shoulder "
-                      f"swing 0 → {2 * dance.amplitude:.1f} rad")
+        self.progress(f"[{self.now:5.1f} s] dancing arms: {', '.join(self.limbs)} at {dance.frequency:g} Hz for "
+                      f"{dance.duration:g} s")
 
     # -- recording --------------------------------------------------------------------------------------
     def on_com(self, message):
@@ -228,24 +230,33 @@ class Video:
         return self.path
 
 
-def run_demo(scenario, output, video=None, wall_timeout=None, progress=print, real_time_rate=None):
-    """Run ``scenario``; write the report folder ``output``; return (exit code, metrics, written paths).
+def run_demo(scenario, output, video=None, wall_timeout=None, progress=print, real_time_rate=None,
+             robot=DEFAULT_ROBOT):
+    """Run ``scenario`` on ``robot`` (a bundled robot's name or a directory written by ``humanoid-balance init``);
+    write the report folder ``output``; return (exit code, metrics, written paths).
 
     ``real_time_rate`` [Hz]: run the plant free against the wall clock at that control rate instead of in lockstep.
     """
     rclpy.init(args=["--ros-args", "--log-level", "warn"])
     nodes = {}
     try:
-        nodes = build_suite(real_time_rate)
-        plant, balancer = nodes["mujoco_sim"], nodes["centroidal_balancer"]
-        arm_joints = {arm: balancer.get_parameter(f"{arm}_joints").value for arm in ARMS}
-        director = nodes["demo_director"] = Director(scenario, plant.feet, arm_joints, progress)
+        nodes = build_suite(real_time_rate, robot)
+        plant, config = nodes["mujoco_sim"], nodes["centroidal_balancer"].robot_config
+        for warning in plant.sim.warnings:
+            progress(f"warning: {warning}")
+        root = int(plant.sim.model.jnt_bodyid[0])
+        scenario = scenario.for_robot(float(plant.sim.model.body_subtreemass[root]), plant.sim.model.body(root).name,
+                                      plant.push_duration)
+        limbs = {limb: (config.limb_joints[limb], config.limb_swing[limb]) for limb in config.busy_limbs
+                 if limb in config.limb_swing}
+        director = nodes["demo_director"] = Director(scenario, plant.feet, limbs, progress)
         recorder = Video(plant.sim, video) if video else None
         executor = EventsExecutor() if real_time_rate else SingleThreadedExecutor()
         for node in nodes.values():
             executor.add_node(node)
         pace = (f"running free against the wall clock at {real_time_rate:g} Hz" if real_time_rate else "in lockstep")
-        progress(f"humanoid_balance demo: {scenario.name} scenario, {scenario.duration:g} s simulated, MuJoCo plant "
+        progress(f"humanoid_balance demo: {scenario.name} scenario on {Path(config.urdf_file).stem}, "
+                 f"{scenario.duration:g} s simulated, MuJoCo plant "
                  f"{pace} with state_estimator → contact_estimator → centroidal_balancer → loop_closure_mapper")
         started = time.monotonic()
         limit = wall_timeout or 40.0 * scenario.duration + 60.0

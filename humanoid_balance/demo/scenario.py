@@ -1,8 +1,10 @@
 """The demo's scripted scenario: settle, stand, a lateral push, dancing arms, a second push (no ROS here).
 
-Times are simulated seconds from the start of the plant. The arm motion is a smooth joint-space dance in the
-spirit of Choi–Kim's experiment (both arms swinging while the CoM stays put), sent to the balancer as J-busy
-joint trajectories whose first and last velocities are zero.
+Times are simulated seconds from the start of the plant. Pushes are given as the velocity change they would give
+the whole robot (impulse / mass), so that one scenario fits any robot; :meth:`Scenario.for_robot` turns them into
+forces on its base. The arm motion is a smooth joint-space dance in the spirit of Choi–Kim's experiment (the busy
+limbs swinging while the CoM stays put; each limb's shape is its ``<limb>_swing`` in the robot configuration),
+sent to the balancer as J-busy joint trajectories whose first and last velocities are zero.
 """
 from typing import NamedTuple
 
@@ -12,26 +14,26 @@ __all__ = ["Push", "ArmDance", "Scenario", "SCENARIOS"]
 
 
 class Push(NamedTuple):
-    time: float          # [s]
-    body: str            # body the force acts on, at its centre of mass
-    force: tuple         # world frame [N], for the plant's push_duration
+    time: float            # [s]
+    velocity_change: tuple  # impulse / robot mass, world frame [m/s]
     label: str
+    body: str = ""         # the body pushed, at its centre of mass (set by Scenario.for_robot)
+    force: tuple = ()      # world frame [N], over the plant's push_duration (set by Scenario.for_robot)
 
 
 class ArmDance(NamedTuple):
     start: float             # [s]
     duration: float          # [s], a whole number of periods
     frequency: float         # [Hz]
-    amplitude: float         # shoulder pitch swing [rad]: from 0 to 2·amplitude and back
+    scale: float             # times each limb's configured swing
 
-    def trajectory(self, mirror, rate=100.0):
-        """(times from start [s], positions (k, 3) offsets, velocities (k, 3)) for [shoulder pitch, shoulder roll,
-        elbow]; ``mirror`` = −1 swings the arm in antiphase with roll mirrored. Zero velocity at both ends."""
+    def trajectory(self, swing, rate=100.0):
+        """(times from start [s], position offsets (k, n), velocities (k, n)) of a limb whose offsets at mid-swing
+        are ``swing`` (n,) [rad], scaled: from 0 to the swing and back, zero velocity at both ends."""
         t = np.arange(0.0, self.duration + 0.5 / rate, 1.0 / rate)
         w = 2 * np.pi * self.frequency
-        swing, swing_rate = 1.0 - np.cos(w * t), w * np.sin(w * t)
-        amplitude = np.array([mirror * self.amplitude, mirror * 0.35, -0.5 * self.amplitude])
-        return t, np.outer(swing, amplitude), np.outer(swing_rate, amplitude)
+        shape = 0.5 * self.scale * np.asarray(swing, dtype=float)  # 1 − cos peaks at 2
+        return t, np.outer(1.0 - np.cos(w * t), shape), np.outer(w * np.sin(w * t), shape)
 
 
 class Scenario(NamedTuple):
@@ -41,6 +43,14 @@ class Scenario(NamedTuple):
     pushes: tuple
     dance: ArmDance
 
+    def for_robot(self, mass, body, push_duration):
+        """This scenario with each push as a force on ``body`` of a robot of ``mass`` [kg], lasting
+        ``push_duration`` [s], labelled with its impulse."""
+        pushes = tuple(push._replace(body=body, force=tuple(mass * np.asarray(push.velocity_change) / push_duration),
+                                     label=f"{push.label} {mass * np.linalg.norm(push.velocity_change):.0f} N·s")
+                       for push in self.pushes)
+        return self._replace(pushes=pushes)
+
     def phases(self):
         """(start, end, label) of every phase, for the report."""
         marks = sorted([(p.time, p.label) for p in self.pushes] + [(self.dance.start, "dancing arms")])
@@ -49,13 +59,11 @@ class Scenario(NamedTuple):
         return [(start, end, label) for (start, label), end in zip(starts, ends)]
 
 
-SCENARIOS = {
+SCENARIOS = {  # pushes of 6 and 8 N·s on the bundled 53 kg robot
     "full": Scenario("full", 14.0, 1.0,
-                     (Push(3.0, "base_link", (0.0, 60.0, 0.0), "lateral push 6 N·s"),
-                      Push(11.0, "base_link", (0.0, -80.0, 0.0), "second push 8 N·s")),
-                     ArmDance(6.0, 4.0, 0.5, 0.8)),
+                     (Push(3.0, (0.0, 0.1125, 0.0), "lateral push"), Push(11.0, (0.0, -0.15, 0.0), "second push")),
+                     ArmDance(6.0, 4.0, 0.5, 1.0)),
     "short": Scenario("short", 6.5, 0.5,
-                      (Push(1.0, "base_link", (0.0, 60.0, 0.0), "lateral push 6 N·s"),
-                       Push(4.5, "base_link", (0.0, -60.0, 0.0), "second push 6 N·s")),
-                      ArmDance(2.2, 2.0, 0.5, 0.6)),
+                      (Push(1.0, (0.0, 0.1125, 0.0), "lateral push"), Push(4.5, (0.0, -0.1125, 0.0), "second push")),
+                      ArmDance(2.2, 2.0, 0.5, 0.75)),
 }

@@ -45,6 +45,11 @@ class RobotModel:
     reference_q: np.ndarray  # an assembled configuration: every loop closed (m, rad)
 
     @property
+    def root_link(self):
+        """The URDF's root link (REP-105 base_link)."""
+        return next(frame.name for frame in self.model.frames if frame.type == pin.FrameType.BODY)
+
+    @property
     def nq(self):
         return self.model.nq
 

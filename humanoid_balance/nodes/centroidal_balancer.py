@@ -29,34 +29,24 @@ from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_balance.control.balancer import MODES, Balancer, BalancerConfig, BalancerState, Foot
-
-CONTACT_PHASES = ("state", "normal_force")
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.model import ModelError, load_robot
-from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted, describe,
-                                           run, subscribe, timer)
+from humanoid_balance.model.robot_config import check_robot_config
+from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted,
+                                           declare_robot, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, RejectedMessage, finite,
                                              point_message, stamp_seconds, vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
-from humanoid_balance.resources import robot_files
 
-DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
-LEG = ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")
+CONTACT_PHASES = ("state", "normal_force")
 
 
 class CentroidalBalancerNode(LifecycleNode):
     def __init__(self, **node_options):
         super().__init__("centroidal_balancer", **node_options)
-        self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF of the spanning tree", True))
-        self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""), describe("loop-closure YAML ('' = serial)", True))
+        self.robot_config = declare_robot(self)
         self.declare_parameter("mode", "kinematic", describe(f"controller: {' | '.join(MODES)}"))
-        self.declare_parameter("feet", ["left_foot", "right_foot"], describe("foot names (topics)", True))
-        self.declare_parameter("soles", ["left_sole", "right_sole"], describe("sole frames", True))
-        for side in ("left", "right"):
-            self.declare_parameter(f"{side}_foot_joints", [f"{side}_{j}" for j in LEG],
-                                   describe("serial-equivalent leg joints, hip to ankle", True))
-        self.declare_parameter("busy_limbs", [""], describe("J-busy limbs following balance/<limb>/trajectory", True))
         self.declare_parameter("cartesian_limbs", [""], describe("C-busy limbs following balance/<limb>/pose", True))
         self.declare_parameter("k_p", 2.0, describe("ZMP gain k_p [1/s], 0 < k_p < ω_n (Choi–Kim eq. 25)"))
         self.declare_parameter("k_c", 5.0, describe("CoM gain k_c [1/s], k_c > ω_n (Choi–Kim eq. 25)"))
@@ -77,14 +67,18 @@ class CentroidalBalancerNode(LifecycleNode):
     def on_configure(self, state):
         value = lambda name: self.get_parameter(name).value  # noqa: E731
         try:
-            self.robot = load_robot(value("urdf_file"), value("loops_file") or None, floating_base=True)
-            feet = [Foot(name, sole, tuple(value(f"{side}_foot_joints")))
-                    for name, sole, side in zip(value("feet"), value("soles"), ("left", "right"))]
-            self.limbs = [name for name in value("busy_limbs") if name]
+            robot_config = self.robot_config
+            self.robot = load_robot(robot_config.urdf_file, robot_config.loops, floating_base=True)
+            check_robot_config(robot_config, self.robot, "centroidal_balancer parameters")
+            feet = [Foot(name, sole, robot_config.leg_joints[name], robot_config.rectangle(k))
+                    for k, (name, sole) in enumerate(zip(robot_config.feet, robot_config.soles))]
+            self.limbs = list(robot_config.busy_limbs)
             self.cartesian_limbs = [name for name in value("cartesian_limbs") if name]
-            self.extra = [Section(name, tuple(self.limb_parameter(f"{name}_joints", [""])),
-                                  self.limb_parameter(f"{name}_end_frame", ""), role)
-                          for names, role in ((self.limbs, J_BUSY), (self.cartesian_limbs, C_BUSY)) for name in names]
+            self.extra = [Section(name, robot_config.limb_joints[name], robot_config.limb_end_frames[name], J_BUSY)
+                          for name in self.limbs]
+            self.extra += [Section(name, tuple(self.limb_parameter(f"{name}_joints", [""])),
+                                   self.limb_parameter(f"{name}_end_frame", ""), C_BUSY)
+                           for name in self.cartesian_limbs]
             self.config = BalancerConfig(mode=value("mode"), feet=tuple(feet),
                                          zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))))
             if value("contact_phases") not in CONTACT_PHASES:

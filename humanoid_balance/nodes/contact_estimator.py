@@ -22,15 +22,13 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_balance.estimation.contact_state import ACTUATOR_FORCES, FT_SENSORS, ContactEstimator
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
-from humanoid_balance.model import ModelError, load_robot
-from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, describe,
-                                           run, subscribe, timer)
+from humanoid_balance.model import load_robot
+from humanoid_balance.model.robot_config import check_robot_config
+from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
+                                           declare_robot, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, finite,
                                              point_message, vector_values)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
-from humanoid_balance.resources import robot_files
-
-DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
 STATE_COLORS = {CONTACT: ColorRGBA(r=0.1, g=0.8, b=0.2, a=0.6), AERIAL: ColorRGBA(r=0.6, g=0.6, b=0.6, a=0.4),
                 UNKNOWN: ColorRGBA(r=1.0, g=0.5, b=0.0, a=0.6)}
 STATE_NAMES = {CONTACT: "contact", AERIAL: "aerial", UNKNOWN: "unknown"}
@@ -43,15 +41,10 @@ def force_range(text, high=1e5):
 class ContactEstimatorNode(Node):
     def __init__(self, **node_options):
         super().__init__("contact_estimator", **node_options)
-        urdf = self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF of the spanning tree", True)).value
-        loops = self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""),
-                                       describe("loop-closure YAML ('' for a serial robot)", True)).value
+        config = declare_robot(self)
         mode = self.declare_parameter("mode", FT_SENSORS,
                                       describe(f"'{FT_SENSORS}' or '{ACTUATOR_FORCES}'", True)).value
-        self.feet = self.declare_parameter("feet", ["left_foot", "right_foot"],
-                                           describe("foot names, used in topic names", True)).value
-        soles = self.declare_parameter("soles", ["left_sole", "right_sole"],
-                                       describe("sole frames, one per foot", True)).value
+        self.feet, soles = list(config.feet), list(config.soles)
         self.world_frame = self.declare_parameter("world_frame", "odom", describe("frame of zmp, cop, polygon")).value
         display_rate = self.declare_parameter(
             "display_rate", 30.0, force_range("rate of the CoP, polygon, markers and state heartbeat [Hz]")).value
@@ -72,10 +65,10 @@ class ContactEstimatorNode(Node):
                 "efforts_are_motor_torques", False,
                 describe("actuator efforts are motor torques [N·m]; ball-screws convert by eq. 47")).value,
         }
-        if len(soles) != len(self.feet):
-            raise ModelError(f"parameters 'feet' ({len(self.feet)}) and 'soles' ({len(soles)}) differ in length")
-        self.robot = load_robot(urdf, loops or None, floating_base=True)
-        self.core = ContactEstimator(self.robot, soles, mode=mode, **options)
+        self.robot = load_robot(config.urdf_file, config.loops, floating_base=True)
+        check_robot_config(config, self.robot, "contact_estimator parameters")
+        self.core = ContactEstimator(self.robot, soles, mode=mode, rectangles=config.sole_rectangles or None,
+                                     **options)
         self.mode = mode
 
         self.joints = JointStateReader("estimated_joint_states", self.robot.joint_names)

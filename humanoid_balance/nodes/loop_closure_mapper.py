@@ -16,21 +16,18 @@ from std_msgs.msg import Float64MultiArray
 
 from humanoid_balance.mapping import ActuatorMap
 from humanoid_balance.model import ClosureError, ModelError, SingularConfigurationError, load_robot
-from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted, describe,
-                                           run, subscribe, timer)
+from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted,
+                                           declare_robot, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import Float64ArrayWriter, JointStateReader, JointStateWriter
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
-from humanoid_balance.resources import robot_files
 
-DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
 INTERFACES = ("position", "velocity", "effort")
 
 
 class LoopClosureMapperNode(LifecycleNode):
     def __init__(self, **node_options):
         super().__init__("loop_closure_mapper", **node_options)
-        self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF of the spanning tree", True))
-        self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""), describe("loop-closure YAML ('' = serial)", True))
+        self.robot_config = declare_robot(self)
         self.declare_parameter("command_interface", "position",
                                describe(f"field sent on actuator_commands: {' | '.join(INTERFACES)}"))
         self.declare_parameter("max_condition", 200.0, describe("refuse above this cond(P·J_m) (singularity)", True))
@@ -46,7 +43,7 @@ class LoopClosureMapperNode(LifecycleNode):
     def on_configure(self, state):
         value = lambda name: self.get_parameter(name).value  # noqa: E731
         try:
-            self.robot = load_robot(value("urdf_file"), value("loops_file") or None)
+            self.robot = load_robot(self.robot_config.urdf_file, self.robot_config.loops)
             self.core = ActuatorMap(self.robot, max_condition=value("max_condition"),
                                     efforts_as_motor_torques=value("efforts_as_motor_torques"))
         except ModelError as error:

@@ -23,30 +23,26 @@ from geometry_msgs.msg import PointStamped, Vector3, Vector3Stamped, WrenchStamp
 from nav_msgs.msg import Odometry
 from rclpy.clock import Clock as SteadyClock, ClockType
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray
 
 from humanoid_balance.model.loop_closures import load_loop_closures
-from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, describe,
-                                           run, subscribe, timer)
+from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
+                                           declare_robot, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateWriter, OdometryWriter, RejectedMessage, WrenchWriter, finite,
                                              point_message, vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
-from humanoid_balance.resources import robot_files
 from humanoid_balance.sim import INTERFACES, Simulation
 
-DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
 
 
 class MujocoSimNode(Node):
     def __init__(self, **node_options):
         super().__init__("mujoco_sim", **node_options)
-        urdf = self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF", True)).value
-        loops = self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""), describe("loop YAML ('' = serial)",
-                                                                                        True)).value
-        self.feet = self.declare_parameter("feet", ["left_foot", "right_foot"], describe("foot names", True)).value
-        soles = self.declare_parameter("soles", ["left_sole", "right_sole"], describe("sole links", True)).value
+        config = declare_robot(self)
+        self.feet, soles = list(config.feet), list(config.soles)
         ft = self.declare_parameter("force_torque_sensors", False, describe("foot F/T sensors", True)).value
         timestep = self.declare_parameter("timestep", 0.0005, describe("integration step [s]", True)).value
         self.period = self.declare_parameter("publish_period", 0.002, describe("sensor period [s]", True)).value
@@ -70,8 +66,13 @@ class MujocoSimNode(Node):
             "ground_truth_rate", 100.0, describe("rate of the sim/ ground truth [Hz of simulated time]; ≤ 0: every "
                                                  "tick")).value)
 
-        self.sim = Simulation(urdf, loops or None, soles, force_torque_sensors=ft, timestep=timestep)
-        spec = load_loop_closures(loops) if loops else None
+        package_dirs = self.declare_parameter("package_dirs", Parameter.Type.STRING_ARRAY, describe(
+            "where package:// meshes are looked up before ROS_PACKAGE_PATH", True)).value or []
+        self.sim = Simulation.from_config(config, force_torque_sensors=ft, timestep=timestep,
+                                          package_dirs=package_dirs)
+        for warning in self.sim.warnings:
+            self.get_logger().warning(warning)
+        spec = load_loop_closures(config.loops) if config.loops else None
         self.joint_names = list(self.sim.actuators) + ([n for n in spec.measured_passive if n not in self.sim.actuators]
                                                        if spec else [])
         self.soles = soles
@@ -89,7 +90,8 @@ class MujocoSimNode(Node):
         self.imu = Imu()
         self.imu.header.frame_id = "imu"
         self.wrenches = [WrenchWriter("") for _ in self.feet]
-        self.odometry = OdometryWriter("world", "base_link")
+        root = self.sim.model.body(int(self.sim.model.jnt_bodyid[0])).name
+        self.odometry = OdometryWriter("world", config.base_frame or root)
         self.body_names = {self.sim.model.body(i).name for i in range(self.sim.model.nbody)}
 
         subscribe(self, Float64MultiArray, "actuator_commands", self.on_command, LATEST_QOS)
@@ -209,7 +211,11 @@ class MujocoSimNode(Node):
             values["lags beyond max_lag given up"] = self.lag_resets
         values.update(self.timing.figures())
         values.update(self.guard.figures())
-        self.diagnostics.publish("OK", "simulating", values)
+        if self.sim.warnings:
+            values["geometry warnings"] = " | ".join(self.sim.warnings)
+            self.diagnostics.publish("WARN", f"simulating; {len(self.sim.warnings)} geometry warning(s)", values)
+        else:
+            self.diagnostics.publish("OK", "simulating", values)
 
 
 def main(args=None):

@@ -20,20 +20,17 @@ from std_srvs.srv import Trigger
 from humanoid_balance.estimation import ImuSample, RobotStateEstimator, load_offsets, save_offsets
 from humanoid_balance.estimation.robot_state import LEVEL_IMU
 from humanoid_balance.model import load_robot
-from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, describe, run,
-                                           subscribe, timer)
+from humanoid_balance.model.robot_config import check_robot_config
+from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, declare_robot,
+                                           describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, OdometryWriter, RejectedMessage,
                                              finite)
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
-from humanoid_balance.resources import robot_files
 
 try:  # not available as a wheel: TF is broadcast where ROS 2 is installed, odom carries the same pose everywhere
     from tf2_ros import TransformBroadcaster
 except ImportError:
     TransformBroadcaster = None
-
-DEFAULT_URDF, DEFAULT_LOOPS = robot_files()
-
 
 def gain(text):
     return describe(text, floating_point_range=[FloatingPointRange(from_value=0.0, to_value=1e5)])
@@ -42,17 +39,12 @@ def gain(text):
 class StateEstimatorNode(Node):
     def __init__(self, **node_options):
         super().__init__("state_estimator", **node_options)
-        urdf = self.declare_parameter("urdf_file", str(DEFAULT_URDF), describe("URDF of the spanning tree", True)).value
-        loops = self.declare_parameter("loops_file", str(DEFAULT_LOOPS or ""),
-                                       describe("loop-closure YAML ('' for a serial robot)", True)).value
-        feet = self.declare_parameter("feet", ["left_sole", "right_sole"], describe("sole frames", True)).value
-        imu_frame = self.declare_parameter("imu_frame", "", describe("IMU frame ('' = root link)", True)).value
+        config = declare_robot(self)
         alpha = self.declare_parameter("alpha", 1000.0, gain("constraint-correction gain α [1/s], eq. 38")).value
         beta = self.declare_parameter("beta", 1000.0, gain("measurement-correction gain β [1/s], eq. 38")).value
         contact_height = self.declare_parameter(
             "contact_height", 0.01, describe("a sole this close to the lowest one is in contact [m]")).value
         odom_frame = self.declare_parameter("odom_frame", "odom", describe("odometry frame (REP-105)")).value
-        self.base_frame = self.declare_parameter("base_frame", "base_link", describe("base frame (REP-105)")).value
         self.offsets_file = Path(self.declare_parameter(
             "offsets_file", str(Path.home() / ".ros" / "humanoid_balance" / "actuator_offsets.yaml"),
             describe("YAML file the calibrated actuator offsets are saved to and reloaded from", True)).value)
@@ -67,9 +59,11 @@ class StateEstimatorNode(Node):
         self.tf_status = ("broadcasting" if self.tf_broadcaster else "off (publish_tf false)" if not publish_tf
                           else "off (tf2_ros is not installed)")
 
-        self.robot = load_robot(urdf, loops or None)
-        self.core = RobotStateEstimator(self.robot, feet, imu_frame=imu_frame or None, alpha=alpha, beta=beta,
-                                        contact_height=contact_height)
+        self.robot = load_robot(config.urdf_file, config.loops)
+        check_robot_config(config, self.robot, "state_estimator parameters")
+        self.base_frame = config.base_frame or self.robot.root_link
+        self.core = RobotStateEstimator(self.robot, config.soles, imu_frame=config.imu_frame or None, alpha=alpha,
+                                        beta=beta, contact_height=contact_height)
         self.offsets_source = "none (relative encoders read as absolute)"
         if self.offsets_file.is_file():
             self.core.offsets = load_offsets(self.offsets_file, self.robot.actuated_names)

@@ -1,8 +1,13 @@
 """MuJoCo model of a robot built from the same URDF + loop-closure YAML the controllers use.
 
-- the URDF spanning tree through MuJoCo's importer (fixed links kept as bodies, visuals dropped;
-  ``package://`` meshes are not needed: collision is the URDF's primitive shapes);
-- a free joint on the root link, a floor plane, friction on the sole boxes;
+- the URDF spanning tree through MuJoCo's importer (fixed links kept as bodies);
+- collision geometry as in the URDF: primitives, and meshes MuJoCo reads (STL, OBJ, MSH; collided as their
+  convex hulls) with ``package://`` resolved through ``package_dirs`` and ``ROS_PACKAGE_PATH``; a collision
+  mesh that cannot be used is dropped with a warning naming it (``MujocoRobot.warnings``), and a sole left
+  without geometry gets the box of its sole rectangle; primitive visuals become contact-free geoms so that
+  renderings show the robot's shape (visual meshes are left out);
+- the robot touches the floor only (no self-collision: the suite balances, it does not plan around its own
+  links); a free joint on the root link, a floor plane, friction on every contact;
 - each loop closure as an equality constraint between frame_a and frame_b: ``weld`` when the loop constrains a
   rotation, else ``connect`` (the loops are closed at the URDF zero configuration, MuJoCo's qpos0);
 - one actuator per actuated joint, force-limited to the URDF effort limit; its gain and bias make it a
@@ -12,39 +17,96 @@
   each foot and its ankle (at the foot link's origin, the link carrying the sole).
 Units: SI.
 """
-import re
+import os
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+from typing import NamedTuple
 
 import mujoco
 
+from humanoid_balance.model import load_robot
 from humanoid_balance.model.loop_closures import load_loop_closures
 
-__all__ = ["build_mujoco_model", "IMU_SITE"]
+__all__ = ["build_mujoco_model", "MujocoRobot", "IMU_SITE", "resolve_mesh"]
 
 IMU_SITE = "imu"
 VISUAL_PREFIX = "visual_"
-COMPILER = '<mujoco><compiler fusestatic="false" discardvisual="false" balanceinertia="true"/></mujoco>'
+MESH_FORMATS = (".stl", ".obj", ".msh")
+SOLE_BOX_THICKNESS = 0.01  # [m]
+ROBOT_CONTYPE, FLOOR_CONTYPE = 2, 1  # the robot collides with the floor, never with itself
 
 
-def _urdf_without_meshes(urdf_path):
-    """URDF text with the MuJoCo compiler options, mesh geometry replaced by nothing (primitives remain), and
-    each primitive visual turned into a collision element named ``visual_<k>`` (made contact-free below), so
-    that renderings show the robot's shape."""
-    text = Path(urdf_path).read_text()
-    for element in ("visual", "collision"):
-        text = re.sub(rf"<{element}>(?:(?!</{element}>).)*<mesh[^>]*/>.*?</{element}>", "", text, flags=re.S)
+class MujocoRobot(NamedTuple):
+    model: mujoco.MjModel
+    spec: mujoco.MjSpec
+    warnings: list           # geometry dropped or added, one line each
+
+
+def resolve_mesh(filename, urdf_path, package_dirs=()):
+    """The file a URDF mesh ``filename`` names (``package://pkg/…``, ``file://…``, absolute or relative to the
+    URDF), looked up in ``package_dirs`` then ``ROS_PACKAGE_PATH``; None if it is nowhere."""
+    if filename.startswith("file://"):
+        filename = filename[len("file://"):]
+    if filename.startswith("package://"):
+        relative = filename[len("package://"):]
+        roots = list(package_dirs) + [entry for entry in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep)
+                                      if entry]
+        for root in roots:
+            for candidate in (Path(root) / relative, Path(root) / relative.split("/", 1)[-1]):
+                if candidate.is_file():
+                    return candidate.resolve()
+        return None
+    path = Path(filename) if Path(filename).is_absolute() else Path(urdf_path).parent / filename
+    return path.resolve() if path.is_file() else None
+
+
+def _urdf_for_mujoco(urdf_path, package_dirs):
+    """URDF text for MuJoCo's importer and the warnings: usable collision meshes with absolute paths, the others
+    dropped (each named), each primitive visual turned into a collision element ``visual_<k>`` (made
+    contact-free below), visual meshes left out."""
+    tree = ElementTree.parse(urdf_path)
+    robot = tree.getroot()
+    warnings = []
     counter = iter(range(1 << 30))
-    text = re.sub(r"<visual>(.*?)</visual>", lambda m: f'<collision name="{VISUAL_PREFIX}{next(counter)}">'
-                  f"{m.group(1)}</collision>", text, flags=re.S)
-    return re.sub(r"(<robot[^>]*>)", r"\1" + COMPILER, text, count=1)
+    for link in robot.iter("link"):
+        for element in list(link):
+            if element.tag not in ("visual", "collision"):
+                continue
+            mesh = element.find("geometry/mesh")
+            if element.tag == "visual":
+                link.remove(element)
+                if mesh is None:
+                    element.tag = "collision"
+                    element.set("name", f"{VISUAL_PREFIX}{next(counter)}")
+                    link.append(element)
+                continue
+            if mesh is None:
+                continue
+            filename = mesh.get("filename", "")
+            path = resolve_mesh(filename, urdf_path, package_dirs)
+            if path is None or path.suffix.lower() not in MESH_FORMATS:
+                link.remove(element)
+                reason = ("not found (set ROS_PACKAGE_PATH or package_dirs)" if path is None
+                          else f"{path.suffix} is not a format MuJoCo reads ({', '.join(MESH_FORMATS)})")
+                warnings.append(f"link '{link.get('name')}': collision mesh {filename} dropped: {reason}")
+            else:
+                mesh.set("filename", str(path))
+    compiler = ElementTree.fromstring('<mujoco><compiler fusestatic="false" discardvisual="false" '
+                                      'balanceinertia="true"/></mujoco>')
+    robot.insert(0, compiler)
+    return ElementTree.tostring(robot, encoding="unicode"), warnings
 
 
-def build_mujoco_model(urdf_path, loops_path=None, soles=("left_sole", "right_sole"), friction=1.0,
-                       force_torque_sensors=False, timestep=0.0005, equality_solimp=(0.999, 0.9999, 0.001, 0.5, 2.0)):
-    """Compile the MjModel; returns (model, spec).
+def build_mujoco_model(urdf_path, loops_path=None, soles=(), friction=1.0, force_torque_sensors=False,
+                       timestep=0.0005, equality_solimp=(0.999, 0.9999, 0.001, 0.5, 2.0), sole_rectangles=None,
+                       package_dirs=()):
+    """Compile the MjModel; returns a :class:`MujocoRobot` (model, spec, warnings).
 
     Args:
         soles: sole frames (URDF links) whose collision geometry touches the floor; F/T sensors go there.
+        sole_rectangles: SoleRectangle per sole: a sole whose rigid body has no collision geometry left gets
+            this box (its top face on the sole plane).
+        package_dirs: where ``package://`` meshes are looked up before ROS_PACKAGE_PATH.
         friction: sliding friction coefficient of the soles and the floor.
         timestep: integration step [s].
         equality_solimp: MuJoCo impedance of the loop constraints; near 1 so that the light linkage bodies do
@@ -52,7 +114,13 @@ def build_mujoco_model(urdf_path, loops_path=None, soles=("left_sole", "right_so
             constant is 2·timestep, the stiffest MuJoCo allows; stiff loops need timestep ≤ 0.5 ms to stay stable
             (at 1 ms a pushed robot in free fall shakes its tie rods loose).
     """
-    spec = mujoco.MjSpec.from_string(_urdf_without_meshes(urdf_path))
+    text, warnings = _urdf_for_mujoco(urdf_path, package_dirs)
+    spec = mujoco.MjSpec.from_string(text)
+    bodies = {body.name for body in spec.bodies}
+    for sole in soles:
+        if sole not in bodies:
+            raise ValueError(f"{urdf_path}: sole '{sole}' is not a link of the URDF (a sole frame for the plant must "
+                             "be a link; humanoid-balance init adds one)")
     spec.option.timestep = timestep
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     root = spec.worldbody.first_body()
@@ -65,9 +133,13 @@ def build_mujoco_model(urdf_path, loops_path=None, soles=("left_sole", "right_so
         if geom.name.startswith(VISUAL_PREFIX):
             geom.contype, geom.conaffinity, geom.group = 0, 0, 1
             geom.rgba = [0.55, 0.62, 0.72, 1.0]
-        elif geom.name != "floor":
+        elif geom.name == "floor":
+            geom.contype, geom.conaffinity = FLOOR_CONTYPE, ROBOT_CONTYPE
+        else:
             geom.friction = [friction, 0.005, 0.0001]
             geom.condim = 4
+            geom.contype, geom.conaffinity = ROBOT_CONTYPE, FLOOR_CONTYPE
+    warnings += _add_missing_sole_boxes(spec, soles, sole_rectangles, friction)
 
     if loops_path is not None:
         loop_spec = load_loop_closures(loops_path)
@@ -80,8 +152,8 @@ def build_mujoco_model(urdf_path, loops_path=None, soles=("left_sole", "right_so
                               type=mujoco.mjtEq.mjEQ_WELD if weld else mujoco.mjtEq.mjEQ_CONNECT,
                               solref=[2.0 * timestep, 1.0], solimp=list(equality_solimp), data=data)
         actuated = loop_spec.actuated
-    else:
-        actuated = [joint.name for joint in spec.joints if joint.name != "root"]
+    else:  # in pinocchio's order, the order the suite's actuator_commands use (MuJoCo's may differ)
+        actuated = list(load_robot(urdf_path).actuated_names)
     for name in actuated:
         joint = spec.joint(name)
         limit = joint.actfrcrange[1] if joint.actfrclimited else 1e4
@@ -100,4 +172,31 @@ def build_mujoco_model(urdf_path, loops_path=None, soles=("left_sole", "right_so
             for kind, sensor in (("force", mujoco.mjtSensor.mjSENS_FORCE), ("torque", mujoco.mjtSensor.mjSENS_TORQUE)):
                 spec.add_sensor(name=f"{sole}_{kind}", type=sensor, objtype=mujoco.mjtObj.mjOBJ_SITE,
                                 objname=f"{sole}_ft")
-    return spec.compile(), spec
+    return MujocoRobot(spec.compile(), spec, warnings)
+
+
+def _add_missing_sole_boxes(spec, soles, rectangles, friction):
+    """A box under every sole whose rigid body (the sole link and the links welded to it) has no collision
+    geometry, from its sole rectangle; returns the warnings naming each box added or missing."""
+    if not soles:
+        return []
+    model = spec.compile()
+    colliding = {int(model.body_weldid[model.geom_bodyid[g]]) for g in range(model.ngeom)
+                 if model.geom_contype[g] == ROBOT_CONTYPE}
+    warnings = []
+    for k, sole in enumerate(soles):
+        if int(model.body_weldid[model.body(sole).id]) in colliding:
+            continue
+        if not rectangles:
+            warnings.append(f"sole '{sole}': its foot has no collision geometry the plant can use and no sole "
+                            "rectangle is given: it will go through the floor (set sole_rectangles)")
+            continue
+        r = rectangles[k]
+        spec.body(sole).add_geom(
+            name=f"{sole}_box", type=mujoco.mjtGeom.mjGEOM_BOX,
+            size=[(r.x_max - r.x_min) / 2, (r.y_max - r.y_min) / 2, SOLE_BOX_THICKNESS / 2],
+            pos=[(r.x_max + r.x_min) / 2, (r.y_max + r.y_min) / 2, -SOLE_BOX_THICKNESS / 2],
+            friction=[friction, 0.005, 0.0001], condim=4, contype=ROBOT_CONTYPE, conaffinity=FLOOR_CONTYPE)
+        warnings.append(f"sole '{sole}': its foot has no collision geometry the plant can use: added the box of its "
+                        "sole rectangle")
+    return warnings

@@ -50,21 +50,30 @@ class Simulation:
             a compliant joint impedance, so that the feed-forward efforts do the balancing.
         reference: joint name → starting value [rad or m], overriding the robot's reference configuration (e.g.
             bent knees for a serial robot, whose reference is its zero configuration).
+        sole_rectangles, package_dirs: see :func:`build_mujoco_model`.
+    Attributes:
+        warnings: collision geometry the plant dropped or added, one line each.
     """
 
-    def __init__(self, urdf_path, loops_path=None, soles=("left_sole", "right_sole"), force_torque_sensors=False,
+    def __init__(self, urdf_path, loops_path=None, soles=(), force_torque_sensors=False,
                  timestep=0.0005, friction=1.0, stiffness=(2e5, 1e4), damping=(2e3, 100.0),
-                 impedance=((2e4, 50.0), (200.0, 3.0)), reference=None):
-        self.model, _ = build_mujoco_model(urdf_path, loops_path, soles, friction, force_torque_sensors, timestep)
+                 impedance=((2e4, 50.0), (200.0, 3.0)), reference=None, sole_rectangles=None, package_dirs=()):
+        self.model, _, self.warnings = build_mujoco_model(urdf_path, loops_path, soles, friction, force_torque_sensors,
+                                                          timestep, sole_rectangles=sole_rectangles,
+                                                          package_dirs=package_dirs)
         self.data = mujoco.MjData(self.model)
         self.soles = tuple(soles)
         self.sole_bodies = [self.model.body(sole).id for sole in self.soles]
-        self.foot_bodies = [int(self.model.body(sole).parentid[0]) for sole in self.soles]  # the link carrying the box
+        # the rigid body carrying each sole (sole link and the links welded to it), whichever link has the geometry
+        self.foot_welds = np.array([int(self.model.body_weldid[body]) for body in self.sole_bodies], dtype=int)
         self.floor = self.model.geom("floor").id
         self.actuators = [self.model.actuator(i).name for i in range(self.model.nu)]
         self.actuator_qpos = np.array([self.model.joint(name).qposadr[0] for name in self.actuators])
         robot = load_robot(urdf_path, loops_path)
         self.reference = {name: float(robot.reference_q[robot.joint_q_index(name)]) for name in robot.joint_names}
+        unknown = sorted(set(reference or {}) - set(self.reference))
+        if unknown:
+            raise ValueError(f"reference: {unknown} are not joints of {urdf_path}")
         self.reference.update(reference or {})
         revolute = np.array([self.model.jnt_type[self.model.actuator_trnid[i, 0]] == mujoco.mjtJoint.mjJNT_HINGE
                              for i in range(self.model.nu)], dtype=int)
@@ -90,6 +99,15 @@ class Simulation:
         self.data.qpos[2] = height
         mujoco.mj_forward(self.model, self.data)
         self.set_command("position", self.data.qpos[self.actuator_qpos])
+
+    @classmethod
+    def from_config(cls, config, **options):
+        """The plant of a :class:`~humanoid_balance.model.robot_config.RobotConfig`: its files, soles, stance and
+        drive gains; ``options`` go to the constructor (e.g. ``timestep``, ``force_torque_sensors``)."""
+        return cls(config.urdf_file, config.loops, config.soles, stiffness=config.drive_stiffness,
+                   damping=config.drive_damping, impedance=(config.impedance_stiffness, config.impedance_damping),
+                   reference={**config.stance, **options.pop("reference", {})},
+                   sole_rectangles=config.sole_rectangles or None, **options)
 
     @property
     def time(self):
@@ -189,14 +207,15 @@ class Simulation:
         sole_forces = np.zeros((len(self.soles), 3))
         wrench = np.zeros(6)
         pressure, normal_force = np.zeros(3), 0.0
+        welds = self.model.body_weldid[self.model.geom_bodyid]
         for i in range(self.data.ncon):
             contact = self.data.contact[i]
-            bodies = (self.model.geom_bodyid[contact.geom1], self.model.geom_bodyid[contact.geom2])
+            bodies = (welds[contact.geom1], welds[contact.geom2])
             mujoco.mj_contactForce(self.model, self.data, i, wrench)
             if self.floor in (contact.geom1, contact.geom2):  # its normal force is vertical
                 pressure += wrench[0] * contact.pos
                 normal_force += wrench[0]
-            for foot, body in enumerate(self.foot_bodies):
+            for foot, body in enumerate(self.foot_welds):
                 if body in bodies:
                     force = contact.frame.reshape(3, 3).T @ wrench[:3]  # contact frame → world
                     sole_forces[foot] += force if bodies[1] == body else -force

@@ -1,0 +1,81 @@
+"""humanoid-balance init on a robot never configured here: TALOS (serial, mesh feet) from example-robot-data.
+
+References: TALOS's own sole frame (left_sole_link, shipped by PAL in its URDF, which init does not use), pinocchio
+forward kinematics of the stance, and the closed-loop demo through the five nodes on the written configuration."""
+import json
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_balance.cli import main
+from humanoid_balance.model import load_robot
+from humanoid_balance.model.robot_config import load_robot_config
+from model_fixtures import talos_urdf
+
+FEET = ("leg_left_6_link", "leg_right_6_link")
+
+
+@pytest.fixture(scope="module")
+def talos(tmp_path_factory):
+    urdf = talos_urdf()
+    folder = tmp_path_factory.mktemp("talos")
+    assert main(["init", str(urdf), "--feet", *FEET, "--output", str(folder), "--package-dirs",
+                 str(urdf.parents[4])]) == 0
+    return urdf, folder, load_robot_config(folder)
+
+
+def test_soles_found_from_the_mesh_feet_match_the_robots_own_sole_frames(talos):
+    urdf, _, config = talos
+    ours = load_robot(config.urdf_file)
+    pal = load_robot(urdf)
+    for sole, theirs in zip(config.soles, ("left_sole_link", "right_sole_link")):
+        mine = ours.model.frames[ours.frame_id(sole)].placement
+        reference = pal.model.frames[pal.frame_id(theirs)].placement
+        np.testing.assert_allclose(mine.translation, reference.translation, atol=2e-3)
+    for rectangle in config.sole_rectangles:  # TALOS's foot: about 0.21 m × 0.13 m around the ankle
+        assert 0.18 < rectangle.x_max - rectangle.x_min < 0.25 and 0.10 < rectangle.y_max - rectangle.y_min < 0.16
+        assert rectangle.x_min < 0.0 < rectangle.x_max and rectangle.y_min < 0.0 < rectangle.y_max
+
+
+def test_stance_bends_the_knees_with_flat_soles_under_the_com(talos):
+    _, _, config = talos
+    robot = load_robot(config.urdf_file)
+    model, data = robot.model, robot.model.createData()
+    q = robot.reference_q.copy()
+    for joint, value in config.stance.items():
+        q[robot.joint_q_index(joint)] = value
+    pin.framesForwardKinematics(model, data, q)
+    com = pin.centerOfMass(model, data, q)
+    soles = [data.oMf[robot.frame_id(sole)] for sole in config.soles]
+    for sole in soles:
+        np.testing.assert_allclose(sole.rotation, np.eye(3), atol=1e-5)  # flat
+    assert soles[0].translation[2] == pytest.approx(soles[1].translation[2], abs=1e-6)
+    assert np.mean([s.translation[0] for s in soles]) == pytest.approx(com[0], abs=1e-4)
+    knees = [config.stance[leg[3]] for leg in config.leg_joints.values()]  # TALOS: leg_<side>_4_joint
+    assert all(knee > 0.3 for knee in knees)  # bent, away from the straight-leg singularity
+
+
+def test_wrong_foot_link_is_one_line_naming_it(capsys):
+    assert main(["init", str(talos_urdf()), "--feet", "leg_left_6", "leg_right_6_link", "--output", "/tmp/x"]) == 1
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "leg_left_6" in error and "leg_left_6_link" in error
+
+
+@pytest.mark.dds
+def test_short_demo_stands_and_recovers_the_pushes_on_talos(talos, tmp_path):
+    _, folder, _ = talos
+    assert main(["demo", "--scenario", "short", "--robot", str(folder), "--output", str(tmp_path)]) == 0
+    figures = json.loads((tmp_path / "metrics.json").read_text())
+    assert not figures["fell"]
+    for push in figures["pushes"]:
+        assert push["impulse [N·s]"] > 9.0  # scaled to TALOS's 90 kg
+        assert push["CoM peak excursion [m]"] < 0.05 and push["settling time to 5 mm [s]"] < 2.0
+
+
+def test_demo_with_a_wrong_robot_folder_is_one_line(tmp_path, capsys):
+    (tmp_path / "robot.yaml").write_text("/**:\n  ros__parameters:\n    urdf_file: nowhere.urdf\n    feet: [a, b]\n"
+                                         "    soles: [a]\n")
+    assert main(["demo", "--scenario", "short", "--robot", str(tmp_path), "--output", str(tmp_path / "r")]) == 1
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "soles" in error
