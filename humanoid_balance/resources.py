@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 __all__ = ["DEFAULT_ROBOT", "TALOS_URDF", "robot_files", "robot_config_file", "config_file", "executable",
-           "example_robot"]
+           "example_robot", "find_file", "resolve_uri"]
 
 PACKAGE = "humanoid_balance"
 DEFAULT_ROBOT = "kangaroo_like"
@@ -45,22 +45,42 @@ def robot_files(name=DEFAULT_ROBOT):
     return urdf, loops if loops.is_file() else None
 
 
+def find_file(uri, relative_to=None, package_dirs=(), variables=("ROS_PACKAGE_PATH",)):
+    """The file a URI names, resolved, or None if it is nowhere.
+
+    ``package://<package>/<path>`` and ``model://<model>/<path>``: looked up in ``package_dirs``, then (package://)
+    this package's own files and the package's ament share, then the folders the environment ``variables`` list;
+    in a folder, as ``<folder>/<package>/<path>`` or ``<folder>/<path>``. ``file://`` and plain paths: absolute,
+    or relative to the folder of the file ``relative_to``.
+    """
+    text = str(uri).strip()
+    if text.startswith("file://"):
+        text = text[len("file://"):]
+    scheme = next((prefix for prefix in ("package://", "model://") if text.startswith(prefix)), None)
+    if scheme is None:
+        path = Path(text) if Path(text).is_absolute() or relative_to is None else Path(relative_to).parent / text
+        return path.resolve() if path.is_file() else None
+    relative = text[len(scheme):]
+    package, _, inner = relative.partition("/")
+    environment = [entry for variable in variables for entry in os.environ.get(variable, "").split(os.pathsep)
+                   if entry]
+    installed = []
+    if scheme == "package://":
+        prefix = _ament_prefix(package)
+        installed = [_shipped(inner) if package == PACKAGE else None,
+                     prefix / "share" / package / inner if prefix is not None else None]
+    candidates = ([Path(folder) / name for folder in package_dirs for name in (relative, inner)]
+                  + [path for path in installed if path is not None]
+                  + [Path(folder) / name for folder in environment for name in (relative, inner)])
+    return next((path.resolve() for path in candidates if path.is_file()), None)
+
+
 def resolve_uri(path):
-    """A file path, with ``package://<package>/<relative>`` resolved: this package's files from the source tree
-    or its install, others through the ament index or ROS_PACKAGE_PATH. Other paths are returned unchanged."""
+    """A file path from a parameter, with ``package://`` resolved by :func:`find_file`; other paths, and a
+    package:// that cannot be found, unchanged (the error then names it as given)."""
     text = str(path)
-    if not text.startswith("package://"):
-        return text
-    package, _, relative = text[len("package://"):].partition("/")
-    if package == PACKAGE and _shipped(relative) is not None:
-        return str(_shipped(relative))
-    prefix = _ament_prefix(package)
-    roots = ([prefix / "share" / package] if prefix is not None else []) + [
-        Path(entry) / package for entry in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep) if entry]
-    for root in roots:
-        if (root / relative).is_file():
-            return str(root / relative)
-    return text
+    found = find_file(text) if text.startswith("package://") else None
+    return str(found) if found is not None else text
 
 
 def robot_config_file(robot=DEFAULT_ROBOT):

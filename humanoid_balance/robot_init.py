@@ -17,7 +17,7 @@ from humanoid_balance.model import ModelFileError, load_robot
 from humanoid_balance.model.robot_config import (RobotConfig, check_robot_config, load_robot_config,
                                                  robot_config_parameters)
 from humanoid_balance.model.robot_setup import drive_gains, find_sole, leg_joints, limb_candidates, standing_stance
-from humanoid_balance.sim.model import resolve_mesh
+from humanoid_balance.resources import find_file
 
 __all__ = ["init_robot", "FOOT_NAMES"]
 
@@ -32,7 +32,7 @@ def _write_urdf(urdf_path, soles, output, package_dirs):
     links = {link.get("name") for link in robot.iter("link")}
     unresolved = []
     for mesh in robot.iter("mesh"):
-        path = resolve_mesh(mesh.get("filename", ""), urdf_path, package_dirs)
+        path = find_file(mesh.get("filename", ""), urdf_path, package_dirs)
         if path is None:
             unresolved.append(mesh.get("filename", ""))
         else:

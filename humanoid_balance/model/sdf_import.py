@@ -24,7 +24,6 @@ No ROS. Units: m, rad, kg, kg·m², N, N·m, s.
 import difflib
 import itertools
 import math
-import os
 import re
 import shutil
 import tempfile
@@ -39,6 +38,7 @@ import yaml
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.errors import ClosureError, ModelFileError, SingularConfigurationError
 from humanoid_balance.model.robot import load_robot
+from humanoid_balance.resources import find_file
 
 __all__ = ["SdfImportError", "SdfModel", "SdfJoint", "SdfLink", "ImportedLoop", "SdfImport", "is_sdf",
            "parse_sdf", "import_sdf"]
@@ -54,6 +54,8 @@ NOMINAL_AXES = {"ball": ("x", "y", "z"), "revolute": ("x", "y", "z", "rx", "ry")
                 "prismatic": ("x", "y", "rx", "ry", "rz"), "fixed": ("x", "y", "z", "rx", "ry", "rz")}
 AXIS_ROWS = {"x": 0, "y": 1, "z": 2, "rx": 3, "ry": 4, "rz": 5}
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+RESOURCE_PATH_VARIABLES = ("GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH", "GAZEBO_MODEL_PATH", "SDF_PATH",
+                           "ROS_PACKAGE_PATH")  # where model:// and package:// meshes are looked up
 
 
 class SdfImportError(ModelFileError):
@@ -250,23 +252,8 @@ def _resolve_uri(uri, sdf_path, package_dirs):
     """The file of a mesh URI (``model://``, ``package://``, ``file://``, absolute or relative to the SDF), looked
     up in ``package_dirs``, the SDF's ancestor folders and GZ_SIM_RESOURCE_PATH / IGN_GAZEBO_RESOURCE_PATH /
     GAZEBO_MODEL_PATH / SDF_PATH / ROS_PACKAGE_PATH; None if it is nowhere."""
-    uri = uri.strip()
-    if uri.startswith("file://"):
-        uri = uri[len("file://"):]
-    for scheme in ("model://", "package://"):
-        if uri.startswith(scheme):
-            relative = uri[len(scheme):]
-            roots = [Path(d) for d in package_dirs] + list(Path(sdf_path).resolve().parents)
-            for variable in ("GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH", "GAZEBO_MODEL_PATH", "SDF_PATH",
-                             "ROS_PACKAGE_PATH"):
-                roots += [Path(entry) for entry in os.environ.get(variable, "").split(os.pathsep) if entry]
-            for root in roots:
-                for candidate in (root / relative, root / relative.split("/", 1)[-1]):
-                    if candidate.is_file():
-                        return str(candidate.resolve())
-            return None
-    path = Path(uri) if Path(uri).is_absolute() else Path(sdf_path).parent / uri
-    return str(path.resolve()) if path.is_file() else None
+    found = find_file(uri, sdf_path, [*package_dirs, *Path(sdf_path).resolve().parents], RESOURCE_PATH_VARIABLES)
+    return None if found is None else str(found)
 
 
 def _shapes(link_element, tag, link_name, path, package_dirs, notes):

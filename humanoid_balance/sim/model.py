@@ -17,17 +17,16 @@
   each foot and its ankle (at the foot link's origin, the link carrying the sole).
 Units: SI.
 """
-import os
 import xml.etree.ElementTree as ElementTree
-from pathlib import Path
 from typing import NamedTuple
 
 import mujoco
 
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.loop_closures import load_loop_closures
+from humanoid_balance.resources import find_file
 
-__all__ = ["build_mujoco_model", "MujocoRobot", "IMU_SITE", "resolve_mesh"]
+__all__ = ["build_mujoco_model", "MujocoRobot", "IMU_SITE"]
 
 IMU_SITE = "imu"
 VISUAL_PREFIX = "visual_"
@@ -40,24 +39,6 @@ class MujocoRobot(NamedTuple):
     model: mujoco.MjModel
     spec: mujoco.MjSpec
     warnings: list           # geometry dropped or added, one line each
-
-
-def resolve_mesh(filename, urdf_path, package_dirs=()):
-    """The file a URDF mesh ``filename`` names (``package://pkg/…``, ``file://…``, absolute or relative to the
-    URDF), looked up in ``package_dirs`` then ``ROS_PACKAGE_PATH``; None if it is nowhere."""
-    if filename.startswith("file://"):
-        filename = filename[len("file://"):]
-    if filename.startswith("package://"):
-        relative = filename[len("package://"):]
-        roots = list(package_dirs) + [entry for entry in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep)
-                                      if entry]
-        for root in roots:
-            for candidate in (Path(root) / relative, Path(root) / relative.split("/", 1)[-1]):
-                if candidate.is_file():
-                    return candidate.resolve()
-        return None
-    path = Path(filename) if Path(filename).is_absolute() else Path(urdf_path).parent / filename
-    return path.resolve() if path.is_file() else None
 
 
 def _urdf_for_mujoco(urdf_path, package_dirs):
@@ -83,7 +64,7 @@ def _urdf_for_mujoco(urdf_path, package_dirs):
             if mesh is None:
                 continue
             filename = mesh.get("filename", "")
-            path = resolve_mesh(filename, urdf_path, package_dirs)
+            path = find_file(filename, urdf_path, package_dirs)
             if path is None or path.suffix.lower() not in MESH_FORMATS:
                 link.remove(element)
                 reason = ("not found (set ROS_PACKAGE_PATH or package_dirs)" if path is None
