@@ -244,9 +244,7 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=print, re
         plant, config = nodes["mujoco_sim"], nodes["centroidal_balancer"].robot_config
         for warning in plant.sim.warnings:
             progress(f"warning: {warning}")
-        root = int(plant.sim.model.jnt_bodyid[0])
-        scenario = scenario.for_robot(float(plant.sim.model.body_subtreemass[root]), plant.sim.model.body(root).name,
-                                      plant.push_duration)
+        scenario = scenario.for_robot(plant.sim.mass, plant.sim.root_body, plant.push_duration)
         limbs = {limb: (config.limb_joints[limb], config.limb_swing[limb]) for limb in config.busy_limbs
                  if limb in config.limb_swing}
         director = nodes["demo_director"] = Director(scenario, plant.feet, limbs, progress)

@@ -90,8 +90,7 @@ class MujocoSimNode(Node):
         self.imu = Imu()
         self.imu.header.frame_id = "imu"
         self.wrenches = [WrenchWriter("") for _ in self.feet]
-        root = self.sim.model.body(int(self.sim.model.jnt_bodyid[0])).name
-        self.odometry = OdometryWriter("world", config.base_frame or root)
+        self.odometry = OdometryWriter("world", config.base_frame or self.sim.root_body)
         self.body_names = {self.sim.model.body(i).name for i in range(self.sim.model.nbody)}
 
         subscribe(self, Float64MultiArray, "actuator_commands", self.on_command, LATEST_QOS)

@@ -22,8 +22,6 @@ from typing import NamedTuple
 
 import mujoco
 
-from humanoid_balance.model import load_robot
-from humanoid_balance.model.loop_closures import load_loop_closures
 from humanoid_balance.resources import find_file
 
 __all__ = ["build_mujoco_model", "MujocoRobot", "IMU_SITE"]
@@ -78,10 +76,11 @@ def _urdf_for_mujoco(urdf_path, package_dirs):
     return ElementTree.tostring(robot, encoding="unicode"), warnings
 
 
-def build_mujoco_model(urdf_path, loops_path=None, soles=(), friction=1.0, force_torque_sensors=False,
+def build_mujoco_model(robot, soles=(), friction=1.0, force_torque_sensors=False,
                        timestep=0.0005, equality_solimp=(0.999, 0.9999, 0.001, 0.5, 2.0), sole_rectangles=None,
                        package_dirs=()):
-    """Compile the MjModel; returns a :class:`MujocoRobot` (model, spec, warnings).
+    """Compile the MjModel of ``robot`` (a RobotModel: its URDF, loops and actuated joints); returns a
+    :class:`MujocoRobot` (model, spec, warnings).
 
     Args:
         soles: sole frames (URDF links) whose collision geometry touches the floor; F/T sensors go there.
@@ -95,6 +94,7 @@ def build_mujoco_model(urdf_path, loops_path=None, soles=(), friction=1.0, force
             constant is 2·timestep, the stiffest MuJoCo allows; stiff loops need timestep ≤ 0.5 ms to stay stable
             (at 1 ms a pushed robot in free fall shakes its tie rods loose).
     """
+    urdf_path = robot.urdf_path
     text, warnings = _urdf_for_mujoco(urdf_path, package_dirs)
     spec = mujoco.MjSpec.from_string(text)
     bodies = {body.name for body in spec.bodies}
@@ -122,20 +122,16 @@ def build_mujoco_model(urdf_path, loops_path=None, soles=(), friction=1.0, force
             geom.contype, geom.conaffinity = ROBOT_CONTYPE, FLOOR_CONTYPE
     warnings += _add_missing_sole_boxes(spec, soles, sole_rectangles, friction)
 
-    if loops_path is not None:
-        loop_spec = load_loop_closures(loops_path)
+    if robot.spec.loops:
         # anchor at frame_a's origin, frame_b at the identity pose in frame_a (closed loops), torque scale 1
         data = [0.0] * mujoco.mjNEQDATA
         data[6], data[10] = 1.0, 1.0
-        for loop in loop_spec.loops:
+        for loop in robot.spec.loops:
             weld = any(axis.startswith("r") for axis in loop.axes)
             spec.add_equality(name=loop.name, objtype=mujoco.mjtObj.mjOBJ_BODY, name1=loop.frame_a, name2=loop.frame_b,
                               type=mujoco.mjtEq.mjEQ_WELD if weld else mujoco.mjtEq.mjEQ_CONNECT,
                               solref=[2.0 * timestep, 1.0], solimp=list(equality_solimp), data=data)
-        actuated = loop_spec.actuated
-    else:  # in pinocchio's order, the order the suite's actuator_commands use (MuJoCo's may differ)
-        actuated = list(load_robot(urdf_path).actuated_names)
-    for name in actuated:
+    for name in robot.actuated_names:  # the order of the suite's actuator_commands (MuJoCo's joint order may differ)
         joint = spec.joint(name)
         limit = joint.actfrcrange[1] if joint.actfrclimited else 1e4
         spec.add_actuator(name=name, target=name, trntype=mujoco.mjtTrn.mjTRN_JOINT, biastype=mujoco.mjtBias.mjBIAS_AFFINE,

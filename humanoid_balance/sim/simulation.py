@@ -58,18 +58,18 @@ class Simulation:
     def __init__(self, urdf_path, loops_path=None, soles=(), force_torque_sensors=False,
                  timestep=0.0005, friction=1.0, stiffness=(2e5, 1e4), damping=(2e3, 100.0),
                  impedance=((2e4, 50.0), (200.0, 3.0)), reference=None, sole_rectangles=None, package_dirs=()):
-        self.model, _, self.warnings = build_mujoco_model(urdf_path, loops_path, soles, friction, force_torque_sensors,
-                                                          timestep, sole_rectangles=sole_rectangles,
-                                                          package_dirs=package_dirs)
+        robot = load_robot(urdf_path, loops_path)
+        self.model, _, self.warnings = build_mujoco_model(robot, soles, friction, force_torque_sensors, timestep,
+                                                          sole_rectangles=sole_rectangles, package_dirs=package_dirs)
         self.data = mujoco.MjData(self.model)
         self.soles = tuple(soles)
         self.sole_bodies = [self.model.body(sole).id for sole in self.soles]
         # the rigid body carrying each sole (sole link and the links welded to it), whichever link has the geometry
         self.foot_welds = np.array([int(self.model.body_weldid[body]) for body in self.sole_bodies], dtype=int)
+        self.geom_welds = self.model.body_weldid[self.model.geom_bodyid]  # each geom's rigid body
         self.floor = self.model.geom("floor").id
         self.actuators = [self.model.actuator(i).name for i in range(self.model.nu)]
         self.actuator_qpos = np.array([self.model.joint(name).qposadr[0] for name in self.actuators])
-        robot = load_robot(urdf_path, loops_path)
         self.reference = {name: float(robot.reference_q[robot.joint_q_index(name)]) for name in robot.joint_names}
         unknown = sorted(set(reference or {}) - set(self.reference))
         if unknown:
@@ -108,6 +108,16 @@ class Simulation:
                    damping=config.drive_damping, impedance=(config.impedance_stiffness, config.impedance_damping),
                    reference={**config.stance, **options.pop("reference", {})},
                    sole_rectangles=config.sole_rectangles or None, **options)
+
+    @property
+    def root_body(self):
+        """The body of the free joint (the URDF's root link), where pushes on the base land."""
+        return self.model.body(int(self.model.jnt_bodyid[0])).name
+
+    @property
+    def mass(self):
+        """The robot's total mass [kg]."""
+        return float(self.model.body_subtreemass[int(self.model.jnt_bodyid[0])])
 
     @property
     def time(self):
@@ -207,7 +217,7 @@ class Simulation:
         sole_forces = np.zeros((len(self.soles), 3))
         wrench = np.zeros(6)
         pressure, normal_force = np.zeros(3), 0.0
-        welds = self.model.body_weldid[self.model.geom_bodyid]
+        welds = self.geom_welds
         for i in range(self.data.ncon):
             contact = self.data.contact[i]
             bodies = (welds[contact.geom1], welds[contact.geom2])
