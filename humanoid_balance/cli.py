@@ -102,7 +102,8 @@ def build_parser():
                       help="run the plant free against the wall clock instead of in lockstep: nothing waits for the "
                            "controller, as on a robot")
     demo.add_argument("--robot", default=DEFAULT_ROBOT,
-                      help=f"a directory written by `humanoid-balance init`, or a bundled robot (default {DEFAULT_ROBOT})")
+                      help="a directory written by `humanoid-balance init`, or a bundled robot "
+                           f"(default {DEFAULT_ROBOT})")
     demo.add_argument("--rate", type=float, default=REAL_TIME_RATE,
                       help=f"control rate with --real-time [Hz] (default {REAL_TIME_RATE:g}, which this 2-core "
                            "development machine sustains)")

@@ -93,18 +93,17 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), out=print):
         hip = data.oMi[robot.model.getJointId(legs[0][0])].translation[2]
         leg_length, lowering = float(hip - data.oMf[robot.frame_id(sole_links[0])].translation[2]), 0.0
         stance = {}
-    floating = load_robot(urdf_copy, loops_copy, floating_base=True)
     config = RobotConfig(
         urdf_file=str(urdf_copy.resolve()), loops_file=str(loops_copy.resolve()) if loops_copy else "",
         feet=FOOT_NAMES, soles=tuple(sole_links), sole_rectangles=tuple(sole.rectangle for sole in soles),
         leg_joints=dict(zip(FOOT_NAMES, legs)), stance=stance, base_frame=robot.root_link,
-        **drive_gains(floating.total_mass, leg_length))
+        **drive_gains(robot.total_mass, leg_length))
     _write_config(output / "robot.yaml", config, limbs, urdf)
     config = load_robot_config(output / "robot.yaml")
     check_robot_config(config, robot, str(output / "robot.yaml"))
 
     out(f"humanoid-balance init: {urdf} → {output}/")
-    out(f"  mass {floating.total_mass:.1f} kg, leg length {leg_length:.3f} m")
+    out(f"  mass {robot.total_mass:.1f} kg, leg length {leg_length:.3f} m")
     for foot, sole, link, leg in zip(FOOT_NAMES, soles, sole_links, legs):
         r = sole.rectangle
         out(f"  {foot}: link {sole.foot_link}, sole frame {link} at {np.round(sole.placement.translation, 4)} m in "

@@ -2,8 +2,9 @@
 
 One YAML file holds it, written by ``humanoid-balance init`` (or by hand) as a ROS 2 parameter file whose
 parameters apply to every node (``/**: ros__parameters:``); the nodes, the demo, the bench and the launch files
-read the same file. Relative file paths are relative to the file. Names of joints, frames and limbs live only
-there, never in code. Units: SI (m, rad, N/m, N·m/rad).
+read the same file. File paths are absolute or ``package://<package>/...`` (a node reads them as they are); read
+by :func:`load_robot_config`, a relative path is relative to the file. Names of joints, frames and limbs live
+only there, never in code. Units: SI (m, rad, N/m, N·m/rad).
 
     urdf_file, loops_file          the spanning tree and its loop closures ('' for a serial robot)
     feet                           foot names (topics contact/<foot>/...), one per sole
@@ -67,7 +68,7 @@ class RobotConfig:
         return self.sole_rectangles[foot_index] if self.sole_rectangles else None
 
 
-def _flat(config):
+def robot_config_parameters(config):
     """The configuration as flat ROS 2 parameters (names → str, float, lists)."""
     values = {"urdf_file": str(config.urdf_file), "loops_file": str(config.loops_file or ""),
               "feet": list(config.feet), "soles": list(config.soles),
@@ -86,9 +87,6 @@ def _flat(config):
     for name in DEFAULT_GAINS:
         values[name] = [float(v) for v in getattr(config, name)]
     return values
-
-
-robot_config_parameters = _flat
 
 
 def config_from_parameters(value, source="parameters"):

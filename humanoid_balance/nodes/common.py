@@ -48,7 +48,7 @@ def describe(text, read_only=False, **ranges):
     return ParameterDescriptor(description=text, read_only=read_only, **ranges)
 
 
-ROBOT_PARAMETERS = {  # name → (what it is, type when empty)
+ROBOT_PARAMETERS = {  # name → what it is (model/robot_config.py); EMPTY_TYPES: their type when the default is empty
     "urdf_file": "URDF of the spanning tree", "loops_file": "loop-closure YAML ('' for a serial robot)",
     "feet": "foot names (topics contact/<foot>/...)", "soles": "sole frames, one per foot",
     "sole_rectangles": "[x_min, x_max, y_min, y_max] per foot in the sole frame [m] ([] = from collision boxes)",
