@@ -49,7 +49,8 @@ def find_file(uri, relative_to=None, package_dirs=(), variables=("ROS_PACKAGE_PA
     """The file a URI names, resolved, or None if it is nowhere.
 
     ``package://<package>/<path>`` and ``model://<model>/<path>``: looked up in ``package_dirs``, then (package://)
-    this package's own files and the package's ament share, then the folders the environment ``variables`` list;
+    this package's own files, the package's ament share and its share in a pip-installed cmeel prefix (how
+    example-robot-data and pinocchio ship as wheels), then the folders the environment ``variables`` list;
     in a folder, as ``<folder>/<package>/<path>`` or ``<folder>/<path>``. ``file://`` and plain paths: absolute,
     or relative to the folder of the file ``relative_to``.
     """
@@ -69,6 +70,7 @@ def find_file(uri, relative_to=None, package_dirs=(), variables=("ROS_PACKAGE_PA
         prefix = _ament_prefix(package)
         installed = [_shipped(inner) if package == PACKAGE else None,
                      prefix / "share" / package / inner if prefix is not None else None]
+        installed += [Path(entry) / "cmeel.prefix" / "share" / package / inner for entry in sys.path if entry]
     candidates = ([Path(folder) / name for folder in package_dirs for name in (relative, inner)]
                   + [path for path in installed if path is not None]
                   + [Path(folder) / name for folder in environment for name in (relative, inner)])
@@ -131,13 +133,7 @@ def example_robot(relative):
     """A file of example-robot-data's ``robots/`` folder (e.g. ``talos_data/robots/talos_reduced.urdf``), from the
     pip wheel (``pip install example-robot-data``, a cmeel prefix in site-packages) or an ament install; None if
     it is not installed."""
-    roots = [Path(entry) / "cmeel.prefix" / "share" for entry in sys.path if entry]
-    prefix = _ament_prefix("example-robot-data")
-    for root in roots + ([prefix / "share"] if prefix is not None else []):
-        path = root / "example-robot-data" / "robots" / relative
-        if path.is_file():
-            return path
-    return None
+    return find_file(f"package://example-robot-data/robots/{relative}", variables=())
 
 
 TALOS_URDF = example_robot("talos_data/robots/talos_reduced.urdf")

@@ -6,20 +6,22 @@ centroidal angular momentum matrix's joint columns, kangaroo_like's in its seria
 (rad/s, as TALOS's joints; in ball-screw m/s its columns would weigh some twenty times more). Above 1:
 kangaroo_like is lighter in that direction. Both robots stand in the same nominal configuration: legs nearly
 extended (hip pitch −0.1, knee 0.2, ankle pitch −0.1 rad), every other joint at zero; kangaroo_like's closed
-chains are closed for those outputs.
+chains are closed for those outputs. Each robot's sole and legs come from its robot configuration
+(config/robots/); the hip pitch, knee and ankle pitch are the legs' joints about the world y axis.
 """
 import numpy as np
 
+from humanoid_balance.bench.closed_loop import robot_config
 from humanoid_balance.bench.results import Result
 from humanoid_balance.mapping.actuator_map import ActuatorMap
 from humanoid_balance.model import Centroidal, ClosedChain, load_robot
-from humanoid_balance.resources import TALOS_URDF, robot_files
+from humanoid_balance.model.robot_setup import pitch_joints
+from humanoid_balance.resources import TALOS_URDF
 
 __all__ = ["NOTE", "run", "indices"]
 
 EXPERIMENT = "6 Kangaroo vs TALOS"
-NOMINAL = {"hip_pitch": -0.1, "knee": 0.2, "ankle_pitch": -0.1}          # [rad], both legs
-TALOS_LEG = {"hip_pitch": "3", "knee": "4", "ankle_pitch": "5"}          # leg_<side>_<k>_joint
+NOMINAL = (-0.1, 0.2, -0.1)  # hip pitch, knee, ankle pitch [rad], both legs
 PAPER = {"Λ linear": (3.6, 4.1, 4.6), "Λ angular": (11.4, 4.9, 3.6), "CAMM": (2.6, 2.7, 2.0)}
 NOTE = ("6: kangaroo_like (53.4 kg) against example-robot-data's talos_reduced.urdf, both with legs nearly "
         "extended (hip pitch −0.1, knee 0.2, ankle pitch −0.1 rad), ε = 1e-5; χ over the columns of the linear "
@@ -28,21 +30,22 @@ NOTE = ("6: kangaroo_like (53.4 kg) against example-robot-data's talos_reduced.u
         "kangaroo_like is a generated model of the real robot's layout, not its CAD masses.")
 
 
-def _kangaroo_nominal(robot):
-    outputs = robot.reference_q[robot.output_q].copy()
-    for k, name in enumerate(robot.output_names):
-        outputs[k] = next((angle for joint, angle in NOMINAL.items() if name.endswith(f"_{joint}")), 0.0)
+def _nominal_outputs(robot, config):
+    """Output joint → value: NOMINAL on each leg's pitch joints (hip, knee, ankle), every other output at zero."""
+    values = dict.fromkeys(robot.output_names, 0.0)
+    for leg in config.leg_joints.values():
+        pitching = pitch_joints(robot, robot.reference_q, leg)
+        if len(pitching) != len(NOMINAL):
+            raise ValueError(f"{config.urdf_file}: leg {leg} turns about y at {pitching}, not at hip, knee and ankle")
+        values.update(zip(pitching, NOMINAL))
+    return values
+
+
+def _nominal(robot, config):
+    """The nominal configuration, the loops closed for its outputs."""
     mapper = ActuatorMap(robot)
-    mapper.positions(outputs)
+    mapper.positions(list(_nominal_outputs(robot, config).values()))
     return mapper.q
-
-
-def _talos_nominal(robot):
-    q = robot.reference_q.copy()
-    for side in ("left", "right"):
-        for joint, k in TALOS_LEG.items():
-            q[robot.joint_q_index(f"leg_{side}_{k}_joint")] = NOMINAL[joint]
-    return q
 
 
 def _norms(robot, q, sole):
@@ -54,10 +57,12 @@ def _norms(robot, q, sole):
 
 def indices():
     """χ (linear, angular) and γ of kangaroo_like against TALOS: name → (x, y, z)."""
-    kangaroo = load_robot(*robot_files("kangaroo_like"), floating_base=True)
-    talos = load_robot(TALOS_URDF, floating_base=True)
-    ours = _norms(kangaroo, _kangaroo_nominal(kangaroo), "left_sole")
-    theirs = _norms(talos, _talos_nominal(talos), "left_sole_link")
+    norms = []
+    for name in ("kangaroo_like", "talos"):
+        config = robot_config(name)
+        robot = load_robot(config.urdf_file, config.loops, floating_base=True)
+        norms.append(_norms(robot, _nominal(robot, config), config.soles[0]))
+    ours, theirs = norms
     return {name: theirs[name] / ours[name] for name in PAPER}
 
 

@@ -20,7 +20,7 @@ import pinocchio as pin
 from humanoid_balance.model.errors import ModelFileError
 from humanoid_balance.model.soles import SoleRectangle
 
-__all__ = ["Sole", "find_sole", "leg_joints", "limb_candidates", "standing_stance", "drive_gains"]
+__all__ = ["Sole", "find_sole", "leg_joints", "limb_candidates", "pitch_joints", "standing_stance", "drive_gains"]
 
 SOLE_TOLERANCE = 0.003   # collision points this close to the lowest one lie on the sole [m]
 CROUCH = 0.06            # standing stance: the soles raised by this fraction of the leg length
@@ -172,8 +172,8 @@ def standing_stance(robot, soles, legs, crouch=CROUCH, iterations=300):
     length = float(np.mean([hip[2] - sole.translation[2] for hip, sole in zip(hips, start)]))
     lowering = crouch * length
     columns = [[model.joints[model.getJointId(name)].idx_v for name in leg] for leg in legs]
-    for leg in columns:  # flex the knee: the middle pitch joint, the way that moves the sole backwards
-        _flex_knee(model, data, q, leg, sole_ids[columns.index(leg)], lower, upper)
+    for leg, sole_id in zip(legs, sole_ids):
+        _flex_knee(robot, q, leg, sole_id)
     for _ in range(iterations):
         pin.computeJointJacobians(model, data, q)
         pin.updateFramePlacements(model, data)
@@ -199,15 +199,31 @@ def standing_stance(robot, soles, legs, crouch=CROUCH, iterations=300):
     return q, length, lowering
 
 
-def _flex_knee(model, data, q, leg, sole_id, lower, upper, angle=0.3):
+def pitch_joints(robot, q, joints):
+    """Those of ``joints`` that turn about the world y axis at configuration q, in the order given: for a leg from
+    hip to ankle, its hip pitch, knee and ankle pitch (REP-103: x forward, y left)."""
+    model, data = robot.model, robot.model.createData()
+    pin.computeJointJacobians(model, data, q)
+    pitching = []
+    for name in joints:
+        joint = model.getJointId(name)
+        axis = pin.getJointJacobian(model, data, joint, pin.LOCAL_WORLD_ALIGNED)[3:, model.joints[joint].idx_v]
+        if abs(axis[1]) > 0.9 * np.linalg.norm(axis) > 0.0:
+            pitching.append(name)
+    return tuple(pitching)
+
+
+def _flex_knee(robot, q, leg, sole_id, angle=0.3):
+    """Bend the leg's knee (its middle pitch joint) by ``angle`` [rad] the way that moves the sole backwards."""
+    pitching = pitch_joints(robot, q, leg)
+    if not pitching:
+        return
+    model, data = robot.model, robot.model.createData()
     pin.computeJointJacobians(model, data, q)
     pin.updateFramePlacements(model, data)
-    J = pin.getFrameJacobian(model, data, sole_id, pin.LOCAL_WORLD_ALIGNED)
-    pitch = [c for c in leg if abs(J[4, c]) > 0.9 * np.linalg.norm(J[3:, c]) > 0.0]  # rotation about world y
-    if not pitch:
-        return
-    knee = pitch[len(pitch) // 2]
-    q[knee] = np.clip(-np.sign(J[0, knee]) * angle, lower[knee], upper[knee])
+    knee = model.joints[model.getJointId(pitching[len(pitching) // 2])].idx_v
+    backwards = -np.sign(pin.getFrameJacobian(model, data, sole_id, pin.LOCAL_WORLD_ALIGNED)[0, knee])
+    q[knee] = np.clip(backwards * angle, model.lowerPositionLimit[knee], model.upperPositionLimit[knee])
 
 
 def drive_gains(mass, leg_length):
