@@ -31,7 +31,7 @@ from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from sensor_msgs.msg import JointState
 
-from humanoid_balance.bench.closed_loop import FALL_DROP
+from humanoid_balance.bench.closed_loop import FALL_DROP, robot_config
 from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_parent, stop
 from humanoid_balance.bench.results import Result
 from humanoid_balance.nodes.common import RELIABLE_QOS
@@ -134,6 +134,7 @@ class LoopProbe:
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, RELIABLE_QOS)
         self.node.create_subscription(JointState, "pong", lambda _: self.pongs.append(time.perf_counter()), deep)
         self.push_publisher = self.node.create_publisher(WrenchStamped, "sim/push", RELIABLE_QOS)
+        self.push_body = robot_config().base_frame  # the nodes run the default robot
         self.ping_publisher = self.node.create_publisher(JointState, "ping", RELIABLE_QOS)
 
     def on_state(self, message, info):
@@ -153,7 +154,7 @@ class LoopProbe:
 
     def push(self):
         message = WrenchStamped()
-        message.header.frame_id = "base_link"
+        message.header.frame_id = self.push_body
         message.wrench.force.y = PUSH_FORCE
         self.push_publisher.publish(message)
 
