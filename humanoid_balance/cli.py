@@ -115,6 +115,9 @@ def build_parser():
     bench.add_argument("--output", type=Path, default=Path("BENCHMARKS.md"),
                        help="Markdown file to write (default ./BENCHMARKS.md)")
     bench.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    bench.add_argument("--robot", help="run every experiment on this robot instead of the one its paper used: a "
+                       "directory written by `humanoid-balance init`, or a bundled robot; rows that do not apply "
+                       "say why")
     sdf = commands.add_parser("import-sdf", help="turn an SDF model with closed chains into DIR/<model>.urdf (the "
                               "spanning tree) and DIR/<model>.loops.yaml (its loop closures); report what changed "
                               "and the problems found")
@@ -171,16 +174,28 @@ def import_sdf(sdf, output, package_dirs=(), actuated=None, outputs=None, measur
     return 0
 
 
-def bench(experiments, smoke, output, strict):
-    """The benchmark table; returns the exit code (1: an experiment failed to run, or a target missed under
-    --strict)."""
+def bench(experiments, smoke, output, strict, robot=None):
+    """The benchmark table; returns the exit code (1: an experiment failed to run, the robot cannot be loaded, or
+    a target missed under --strict)."""
     unknown = [name for name in experiments if name not in EXPERIMENTS]
     if unknown:
         print(f"error: unknown experiment(s) {unknown}; choose from {list(EXPERIMENTS)}", file=sys.stderr)
         return 2
     from humanoid_balance.bench import run_benchmarks
+    from humanoid_balance.model import ModelError, load_robot
+    from humanoid_balance.model.robot_config import check_robot_config, load_robot_config
+    from humanoid_balance.resources import robot_config_file
 
-    results = run_benchmarks(experiments or list(EXPERIMENTS), smoke=smoke, output=output)
+    if robot is not None:
+        try:
+            config = load_robot_config(robot_config_file(robot))
+            check_robot_config(config, load_robot(config.urdf_file, config.loops, floating_base=True), robot)
+        except (ModelError, ValueError, OSError) as error:
+            print(f"humanoid-balance bench: error: --robot {robot}: {error}", file=sys.stderr)
+            return 1
+    command = "humanoid-balance bench" + (f" --robot {robot}" if robot else "")
+    results = run_benchmarks(experiments or list(EXPERIMENTS), smoke=smoke, output=output, command=command,
+                             robot=robot)
     crashed = any(r.measured.startswith("error:") for r in results)
     missed = [f"{r.experiment}: {r.quantity}" for r in results if r.met is False]
     print(f"\n{len(results) - len(missed)} of {len(results)} rows meet their target or only report; wrote {output}")
@@ -234,7 +249,7 @@ def main(argv=None):
             parser.error(f"--rate {args.rate:g}: give a positive control rate in Hz")
         return demo(args.scenario, args.output, args.video, args.rate if args.real_time else None, args.robot)
     if args.command == "bench":
-        return bench(args.experiments, args.smoke, args.output, args.strict)
+        return bench(args.experiments, args.smoke, args.output, args.strict, args.robot)
     if args.command == "import-sdf":
         return import_sdf(args.sdf, args.output, args.package_dirs, args.actuated, args.outputs, args.measured,
                           args.loop_axes, args.keep_springs)

@@ -5,7 +5,8 @@ import re
 import numpy as np
 
 from humanoid_balance.bench import EXPERIMENTS, run_benchmarks
-from humanoid_balance.bench.dancing_arms import AMPLITUDE, FREQUENCY, MIRROR, arm_rates
+from humanoid_balance.bench.closed_loop import robot_config
+from humanoid_balance.bench.dancing_arms import AMPLITUDE, FREQUENCY, MIRROR, ROBOT, amplitudes, arm_rates
 from humanoid_balance.bench.results import Result, format_table
 from humanoid_balance.cli import main
 
@@ -39,8 +40,9 @@ def test_table_columns_line_up():
 def test_dance_rates_integrate_to_the_amplitude_in_half_a_period():
     """∫₀^{T/2} ½ A ω sin(ω t) dt = A, mirrored on the right arm (shoulder pitch in antiphase)."""
     t = np.linspace(0.0, 0.5 / FREQUENCY, 20001)
-    left = np.array([arm_rates(("left", "right"), s)["left"] for s in t])
-    right = np.array([arm_rates(("left", "right"), s)["right"] for s in t])
+    amplitude = amplitudes(robot_config(ROBOT), ROBOT)
+    left = np.array([arm_rates(amplitude, s)["left_arm"] for s in t])
+    right = np.array([arm_rates(amplitude, s)["right_arm"] for s in t])
     np.testing.assert_allclose(np.trapezoid(left, t, axis=0), AMPLITUDE, rtol=1e-6)
     np.testing.assert_allclose(np.trapezoid(right, t, axis=0), MIRROR * AMPLITUDE * [-1, 1, 1, 1, 1, 1], rtol=1e-6)
 
@@ -48,3 +50,23 @@ def test_dance_rates_integrate_to_the_amplitude_in_half_a_period():
 def test_unknown_experiment_is_named(capsys):
     assert main(["bench", "walk"]) == 2
     assert "walk" in capsys.readouterr().err
+
+
+def test_bench_runs_on_another_robot_and_says_what_does_not_apply(tmp_path, capsys):
+    """TALOS (serial, no busy limbs) in place of Mahru I: the momentum-mode push on its joint impedance recovers
+    (the plant's ground truth), the estimator and the dance say why they do not apply, every row names the robot."""
+    output = tmp_path / "BENCHMARKS.md"
+    assert main(["bench", "push", "estimator", "dance", "--smoke", "--robot", "talos", "--output", str(output)]) == 0
+    rows = [line.split("|")[1:-1] for line in output.read_text().splitlines() if line.startswith("| ")][1:]
+    assert rows and all(cells[0].strip().endswith("(talos)") for cells in rows)
+    by_quantity = {cells[1].strip(): cells[4].strip() for cells in rows}
+    assert by_quantity["fall / largest sole slip"].startswith("no fall")
+    assert by_quantity["passive-state estimator and calibration"].startswith("does not apply: a serial robot")
+    assert by_quantity["CoM deviation and ZMP excursion, 1 Hz arm trajectories"].startswith("does not apply")
+    assert "--robot talos" in output.read_text()
+
+
+def test_bench_on_an_unknown_robot_is_one_line(capsys):
+    assert main(["bench", "push", "--robot", "atlas"]) == 1
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "atlas" in error and "kangaroo_like" in error

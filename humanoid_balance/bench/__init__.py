@@ -1,12 +1,15 @@
 """``humanoid-balance bench``: the papers' headline experiments in the embedded simulation (issue 9).
 
-Each experiment module has ``run(smoke) -> [Result]`` and a ``NOTE`` on how it is run; :func:`run_benchmarks`
-runs the chosen ones, prints one table (paper figure, our target, measured) and writes BENCHMARKS.md with the
-machine's description. ``smoke`` runs each briefly, for CI.
+Each experiment module has ``run(smoke, robot) -> [Result]``, the robot its paper ran it on (``ROBOT``) and a
+``NOTE`` on how it is run; :func:`run_benchmarks` runs the chosen ones, prints one table (paper figure, our target,
+measured) and writes BENCHMARKS.md with the machine's description. ``smoke`` runs each briefly, for CI; ``robot``
+(a bundled robot's name or a directory written by ``humanoid-balance init``) runs every experiment on that robot
+instead, an experiment that does not apply to it saying why in its row.
 """
 import importlib
 import sys
 import time
+from pathlib import Path
 
 from humanoid_balance.bench.results import Result, benchmarks_markdown, format_table, machine_info
 
@@ -24,8 +27,9 @@ EXPERIMENTS = {  # name → module, in the issue's order
 }
 
 
-def run_benchmarks(names, smoke=False, output=None, command="humanoid-balance bench", progress=print):
-    """Run the named experiments; print the table, write ``output`` (Markdown) if given; returns the rows.
+def run_benchmarks(names, smoke=False, output=None, command="humanoid-balance bench", progress=print, robot=None):
+    """Run the named experiments (on ``robot`` instead of their own when given); print the table, write ``output``
+    (Markdown) if given; returns the rows.
 
     An experiment that raises becomes one row saying so (met: no), so one failure does not hide the others.
     """
@@ -35,15 +39,22 @@ def run_benchmarks(names, smoke=False, output=None, command="humanoid-balance be
         start = time.perf_counter()
         progress(f"[bench] {name} …", file=sys.stderr)
         try:
-            rows = module.run(smoke=smoke)
+            rows = module.run(smoke=smoke, robot=robot or module.ROBOT)
         except Exception as error:  # noqa: BLE001 — reported in the table, with its type and message
             rows = [Result(name, "experiment", "—", "runs", f"error: {type(error).__name__}: {error}", False)]
         progress(f"[bench] {name}: {time.perf_counter() - start:.0f} s", file=sys.stderr)
+        if robot is not None:
+            rows = [row._replace(experiment=f"{row.experiment} ({robot_label(robot)})") for row in rows]
         results += rows
-        notes.append(module.NOTE)
+        notes.append(module.NOTE if robot is None else f"{module.NOTE} Run here on {robot_label(robot)} instead.")
     table = format_table(results)
     progress(table)
     if output is not None:
         output.write_text(benchmarks_markdown(results, machine_info(), command + (" --smoke" if smoke else ""),
                                               notes))
     return results
+
+
+def robot_label(robot):
+    """A robot argument as the table names it: the bundled robot's name or the configuration folder's name."""
+    return Path(robot).resolve().name if Path(robot).exists() else str(robot)

@@ -10,9 +10,10 @@ import numpy as np
 from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
 from humanoid_balance.bench.results import Result
 
-__all__ = ["NOTE", "run", "dance", "AMPLITUDE"]
+__all__ = ["NOTE", "ROBOT", "run", "dance", "AMPLITUDE"]
 
 EXPERIMENT = "2 dancing arms"
+ROBOT = "mahru"
 AMPLITUDE = np.array([-0.9, 0.6, 0.4, -1.2, 0.5, 0.3])   # left arm, peak-to-peak [rad]; the right one mirrors it
 MIRROR = np.array([1.0, -1.0, -1.0, 1.0, -1.0, -1.0])     # roll and yaw change sign on the right
 ANTIPHASE = np.array([-1.0, 1.0, 1.0, 1.0, 1.0, 1.0])     # ... and the shoulders swing in antiphase
@@ -22,24 +23,35 @@ NOTE = ("2: Mahru I in kinematic mode on its position drives; each arm joint fol
         "mirrored with its shoulder pitch in antiphase (the right shoulder's limit is 1 rad back). CoM and ZMP "
         "are the plant's ground truth. With the CoM held still, the ZMP moves by −L̇/(m g) alone: the arms' own "
         "rate of change of angular momentum (the elbows flex together), which a CoM controller cannot cancel; "
-        "shoulders swinging in phase show it in centimetres (the extra row).")
+        "shoulders swinging in phase show it in centimetres (the extra row). On another robot, each busy limb "
+        "swings through its configured <limb>_swing as A.")
 
 
-def arm_rates(arms, t, antiphase=True):
-    """J-busy joint rates of both ``arms`` (left, right) at time ``t`` after the dance starts [rad/s]."""
+def amplitudes(config, robot, antiphase=True):
+    """Busy limb → peak-to-peak joint amplitudes [rad]: the paper's on Mahru I (left, right), else each limb's
+    configured swing."""
+    if robot != ROBOT:
+        return {limb: np.asarray(config.limb_swing[limb], dtype=float) for limb in config.busy_limbs}
+    left, right = config.busy_limbs
+    return {left: AMPLITUDE, right: MIRROR * (ANTIPHASE if antiphase else 1.0) * AMPLITUDE}
+
+
+def arm_rates(amplitude, t):
+    """J-busy joint rates of each limb, A (1 − cos 2π f t) / 2 differentiated, at time ``t`` after the dance
+    starts [rad/s]."""
     w = 2 * np.pi * FREQUENCY
-    rate = 0.5 * AMPLITUDE * w * np.sin(w * t)
-    left, right = arms
-    return {left: rate, right: MIRROR * (ANTIPHASE if antiphase else 1.0) * rate}
+    return {limb: 0.5 * a * w * np.sin(w * t) for limb, a in amplitude.items()}
 
 
-def dance(periods, antiphase=True):
+def dance(periods, robot=ROBOT, antiphase=True):
     """Run the dance for ``periods`` periods; returns (CoM deviation [m], ZMP excursion (x, y) [m], fell)."""
-    loop = ClosedLoop(robot_config("mahru"), mode="kinematic", arms=True)
+    config = robot_config(robot)
+    amplitude = amplitudes(config, robot, antiphase)
+    loop = ClosedLoop(config, mode="kinematic", arms=True)
     samples, end = [], START + periods / FREQUENCY
     while loop.sim.time < end:
         t = loop.sim.time
-        sample = loop.tick(arm_rates(loop.config.busy_limbs, t - START, antiphase) if t >= START else None)
+        sample = loop.tick(arm_rates(amplitude, t - START) if t >= START else None)
         samples.append((sample.time, *sample.com[:2], *sample.true_zmp[:2]))
         if loop.fallen(sample):
             return float("inf"), np.full(2, np.inf), True
@@ -51,15 +63,18 @@ def dance(periods, antiphase=True):
     return com_deviation, zmp_excursion, False
 
 
-def run(smoke=False):
-    com_deviation, zmp_excursion, fell = dance(2 if smoke else 4)
+def run(smoke=False, robot=ROBOT):
+    if not robot_config(robot).busy_limbs:
+        return [Result(EXPERIMENT, "CoM deviation and ZMP excursion, 1 Hz arm trajectories", "—", "—",
+                       "does not apply: the robot has no busy_limbs", None)]
+    com_deviation, zmp_excursion, fell = dance(2 if smoke else 4, robot)
     paper = "Mahru I (Choi–Kim)"
     rows = [Result(EXPERIMENT, "CoM deviation, 1 Hz arm trajectories", f"{paper}: nearly fixed", "≤ 5 mm",
                    "fell" if fell else f"{com_deviation * 1e3:.1f} mm", not fell and com_deviation <= 0.005),
             Result(EXPERIMENT, "ZMP excursion x / y", f"{paper}: within ±0.01 m", "≤ 10 mm",
                    "fell" if fell else f"{zmp_excursion[0] * 1e3:.1f} / {zmp_excursion[1] * 1e3:.1f} mm",
                    not fell and zmp_excursion.max() <= 0.010)]
-    if smoke:
+    if smoke or robot != ROBOT:
         return rows
     com_deviation, zmp_excursion, fell = dance(4, antiphase=False)
     rows.append(Result(EXPERIMENT, "shoulders in phase: CoM / ZMP x excursion", "—", "reported",

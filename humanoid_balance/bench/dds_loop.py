@@ -35,9 +35,9 @@ from humanoid_balance.bench.closed_loop import FALL_DROP, robot_config
 from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_parent, stop
 from humanoid_balance.bench.results import Result
 from humanoid_balance.nodes.common import RELIABLE_QOS
-from humanoid_balance.resources import config_file
+from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
-__all__ = ["NOTE", "run", "measure", "ping_pong", "rows", "LoopRun", "LAYOUTS"]
+__all__ = ["NOTE", "ROBOT", "run", "measure", "ping_pong", "rows", "LoopRun", "LAYOUTS"]
 
 NOTE = ("7 DDS closed loop: the plant runs free against the wall clock at the commanded rate in its own process; the "
         "four nodes run in their own processes (separate) or together in balance_stack (composed). A 6 N·s lateral "
@@ -46,6 +46,7 @@ NOTE = ("7 DDS closed loop: the plant runs free against the wall clock at the co
         "over the window divided by the commands; the rclpy floor is a JointState round trip between two processes, "
         "measured in the same run.")
 EXPERIMENT = "7 DDS closed loop"
+ROBOT = DEFAULT_ROBOT
 PAPER = "Kangaroo: estimator at 1 kHz, ≈ 0.38 ms/update (C++)"
 SUITE = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")
 LAYOUTS = {"separate": SUITE, "composed": ("balance_stack",)}
@@ -86,13 +87,14 @@ def overrides(rate, directory):
             "loop_closure_mapper": {"command_interface": "position"}}
 
 
-def ros_arguments(name, rate, directory):
-    """--ros-args of one process: the parameter files of config/ for the nodes it runs, then the overrides."""
+def ros_arguments(name, rate, directory, robot=ROBOT):
+    """--ros-args of one process: the robot's configuration, the parameter files of config/ for the nodes it runs,
+    then the overrides."""
     nodes = SUITE if name == "balance_stack" else (name,)
     path = Path(directory) / f"{name}.overrides.yaml"
     table = overrides(rate, directory)
     path.write_text(yaml.safe_dump({f"/**/{node}": {"ros__parameters": table[node]} for node in nodes}))
-    arguments = []
+    arguments = ["--params-file", str(robot_config_file(robot))]
     for node in nodes:
         arguments += ["--params-file", str(config_file(f"{node}.yaml"))]
     return arguments + ["--params-file", str(path)]
@@ -117,7 +119,7 @@ class LoopProbe:
     """This process's view of the loop: command arrivals with their stamps, the plant's and the nodes' diagnostics,
     sim/push, and the ping-pong with the echo process."""
 
-    def __init__(self, ros_environment):
+    def __init__(self, ros_environment, push_body=""):
         self.context = rclpy.Context()
         with environment_variables(ros_environment):  # rcl reads the domain and discovery range at init
             rclpy.init(context=self.context)
@@ -134,7 +136,7 @@ class LoopProbe:
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, RELIABLE_QOS)
         self.node.create_subscription(JointState, "pong", lambda _: self.pongs.append(time.perf_counter()), deep)
         self.push_publisher = self.node.create_publisher(WrenchStamped, "sim/push", RELIABLE_QOS)
-        self.push_body = robot_config().base_frame  # the nodes run the default robot
+        self.push_body = push_body
         self.ping_publisher = self.node.create_publisher(JointState, "ping", RELIABLE_QOS)
 
     def on_state(self, message, info):
@@ -208,19 +210,20 @@ def wait_for(probe, nodes, condition, what):
         raise RuntimeError(f"timed out after {START_TIMEOUT:.0f} s {what}; the nodes' output ends:\n{tails}")
 
 
-def measure(rate, seconds, warm_up, layout="separate"):
-    """Start the nodes in ``layout`` and the plant at ``rate`` [Hz], warm up, record ``seconds`` [s] with a push
-    in the middle, and stop them."""
+def measure(rate, seconds, warm_up, layout="separate", robot=ROBOT):
+    """Start the nodes in ``layout`` on ``robot`` and the plant at ``rate`` [Hz], warm up, record ``seconds`` [s]
+    with a push in the middle, and stop them."""
     environment = ros_environment()
     nodes = []
     with tempfile.TemporaryDirectory(prefix="dds_loop_") as directory:
-        probe = LoopProbe(environment)
+        probe = LoopProbe(environment, robot_config(robot).base_frame)  # '': the plant pushes its root body
         try:
             process_environment = {**os.environ, **environment}
-            nodes += [NodeProcess(name, ros_arguments(name, rate, directory), process_environment, directory)
+            nodes += [NodeProcess(name, ros_arguments(name, rate, directory, robot), process_environment, directory)
                       for name in LAYOUTS[layout]]
             wait_for(probe, nodes, lambda: set(SUITE) <= probe.reporting, "waiting for the suite's diagnostics")
-            nodes.append(NodeProcess(PLANT, ros_arguments(PLANT, rate, directory), process_environment, directory))
+            nodes.append(NodeProcess(PLANT, ros_arguments(PLANT, rate, directory, robot), process_environment,
+                                     directory))
             wait_for(probe, nodes, lambda: probe.commands, "waiting for the first actuator command")
             probe.spin(warm_up, nodes, "during the warm-up")
             cpu_start = {node.name: cpu_seconds(node.pid) for node in nodes}
@@ -294,9 +297,9 @@ def floor_row(round_trips):
                   f"median {median:.0f}, p99 {p99:.0f} (n = {len(round_trips)})", None)
 
 
-def run(smoke=False):
+def run(smoke=False, robot=ROBOT):
     """The experiment's rows; ``smoke``: one short run at 500 Hz in separate processes (CI)."""
     floor = [floor_row(ping_pong(100 if smoke else PING_PONGS))]
     if smoke:
-        return floor + rows(measure(SMOKE_RATE, SMOKE_SECONDS, SMOKE_WARM_UP, SMOKE_LAYOUT))
-    return floor + [row for layout, rate in RUNS for row in rows(measure(rate, SECONDS, WARM_UP, layout))]
+        return floor + rows(measure(SMOKE_RATE, SMOKE_SECONDS, SMOKE_WARM_UP, SMOKE_LAYOUT, robot))
+    return floor + [row for layout, rate in RUNS for row in rows(measure(rate, SECONDS, WARM_UP, layout, robot))]

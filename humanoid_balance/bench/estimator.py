@@ -13,11 +13,13 @@ import numpy as np
 from humanoid_balance.bench.results import Result
 from humanoid_balance.estimation import PassiveStateEstimator, calibrate_actuator_offsets
 from humanoid_balance.model import ClosedChain, load_robot
-from humanoid_balance.resources import robot_files
+from humanoid_balance.model.robot_config import load_robot_config
+from humanoid_balance.resources import robot_config_file
 
-__all__ = ["NOTE", "run", "median_seconds", "estimator_step_seconds", "calibration_iterations"]
+__all__ = ["NOTE", "ROBOT", "run", "median_seconds", "estimator_step_seconds", "calibration_iterations"]
 
 EXPERIMENT = "4 estimator"
+ROBOT = "kangaroo_like"
 NOTE = ("4: kangaroo_like, one passive-state estimator step (eqs. 35–40) while every stroke follows a 1 Hz "
         "sinusoid at 1 kHz, median of the timed steps; calibration (eqs. 41–42) from random offsets of ±5 mm "
         "on every loop actuator, starting, as in the node, from the configuration tracked from the raw readings.")
@@ -70,8 +72,12 @@ def calibration_iterations(robot, trials, seed=0):
     return np.array(coarse), np.array(fine), np.array(errors)
 
 
-def run(smoke=False):
-    robot = load_robot(*robot_files("kangaroo_like"))
+def run(smoke=False, robot=ROBOT):
+    config = load_robot_config(robot_config_file(robot))
+    if not config.loops:
+        return [Result(EXPERIMENT, "passive-state estimator and calibration", "—", "—",
+                       "does not apply: a serial robot has no passive joints", None)]
+    robot = load_robot(config.urdf_file, config.loops)
     step = estimator_step_seconds(robot, iterations=500 if smoke else 3000)
     coarse, fine, errors = calibration_iterations(robot, trials=3 if smoke else 20)
     paper = "Kangaroo (C++)"

@@ -18,9 +18,10 @@ from humanoid_balance.model import Centroidal, ClosedChain, load_robot
 from humanoid_balance.model.robot_setup import pitch_joints
 from humanoid_balance.resources import TALOS_URDF
 
-__all__ = ["NOTE", "run", "indices"]
+__all__ = ["NOTE", "ROBOT", "run", "indices"]
 
 EXPERIMENT = "6 Kangaroo vs TALOS"
+ROBOT = "kangaroo_like"  # compared with TALOS
 NOMINAL = (-0.1, 0.2, -0.1)  # hip pitch, knee, ankle pitch [rad], both legs
 PAPER = {"Λ linear": (3.6, 4.1, 4.6), "Λ angular": (11.4, 4.9, 3.6), "CAMM": (2.6, 2.7, 2.0)}
 NOTE = ("6: kangaroo_like (53.4 kg) against example-robot-data's talos_reduced.urdf, both with legs nearly "
@@ -55,10 +56,10 @@ def _norms(robot, q, sole):
             "CAMM": centroidal.camm_axis_norms(q, outputs=True)}
 
 
-def indices():
-    """χ (linear, angular) and γ of kangaroo_like against TALOS: name → (x, y, z)."""
+def indices(robot=ROBOT):
+    """χ (linear, angular) and γ of ``robot`` against TALOS: name → (x, y, z)."""
     norms = []
-    for name in ("kangaroo_like", "talos"):
+    for name in (robot, "talos"):
         config = robot_config(name)
         robot = load_robot(config.urdf_file, config.loops, floating_base=True)
         norms.append(_norms(robot, _nominal(robot, config), config.soles[0]))
@@ -66,12 +67,12 @@ def indices():
     return {name: theirs[name] / ours[name] for name in PAPER}
 
 
-def run(smoke=False):
+def run(smoke=False, robot=ROBOT):
     if TALOS_URDF is None:
         return [Result(EXPERIMENT, "χ, γ", "Table III", "> 1", "TALOS missing: pip install example-robot-data",
                        False)]
     rows = []
-    for name, ratios in indices().items():
+    for name, ratios in indices(robot).items():
         symbol = "γ" if name == "CAMM" else "χ"
         rows.append(Result(EXPERIMENT, f"{symbol} x / y / z, {name}",
                            "Kangaroo: " + " / ".join(f"{value:.1f}" for value in PAPER[name]), "> 1 each",

@@ -14,9 +14,10 @@ from humanoid_balance.bench.results import Result
 from humanoid_balance.control.balancer import BalancerConfig
 from humanoid_balance.demo.report import SETTLED_WITHIN, recovery
 
-__all__ = ["NOTE", "run", "push_mahru"]
+__all__ = ["NOTE", "ROBOT", "run", "push"]
 
 EXPERIMENT = "1 push recovery"
+ROBOT = "mahru"
 PAPER = "TORO 77.5 kg, 17.4 J push"
 PUSH_TIME, PUSH_DURATION, OBSERVED = 0.5, 0.1, 3.0   # [s]: settle, the push, then watch
 SLIP = 0.005        # a sole moving this far on the floor has slipped [m]
@@ -38,20 +39,20 @@ class PushOutcome(NamedTuple):
         return not self.fell and self.slip <= SLIP and np.isfinite(self.settling)
 
 
-def push_mahru(impulse, feedback=True):
-    """Push Mahru I sideways at the pelvis with ``impulse`` [N·s] and watch it for 3 s."""
+def push(impulse, robot=ROBOT, feedback=True):
+    """Push ``robot`` (Mahru I) sideways at its base with ``impulse`` [N·s] and watch it for 3 s."""
     gains = BalancerConfig().momentum
     if not feedback:
         gains = gains._replace(K_P=0 * gains.K_P, K_D=0 * gains.K_D)
-    loop = ClosedLoop(robot_config("mahru"), mode="momentum", impedance=True, momentum=gains)
+    loop = ClosedLoop(robot_config(robot), mode="momentum", impedance=True, momentum=gains)
     com, soles_before, fell = [], None, False
     while loop.sim.time < PUSH_TIME + OBSERVED and not fell:
-        if soles_before is None and loop.sim.time >= PUSH_TIME - 1e-9:
-            loop.sim.push(loop.base_body, [0.0, impulse / PUSH_DURATION, 0.0], duration=PUSH_DURATION)
-            soles_before = sample.soles.copy()
         sample = loop.tick()
         com.append((sample.time, *sample.com))
         fell = loop.fallen(sample)
+        if soles_before is None and sample.time >= PUSH_TIME - 1e-9:
+            loop.sim.push(loop.base_body, [0.0, impulse / PUSH_DURATION, 0.0], duration=PUSH_DURATION)
+            soles_before = sample.soles.copy()
     com = np.array(com)
     baseline = com[(com[:, 0] > PUSH_TIME - 0.2) & (com[:, 0] <= PUSH_TIME), 1:3].mean(axis=0)
     peak, settling = recovery(com, PUSH_TIME, PUSH_TIME + OBSERVED + 1.0, baseline)
@@ -59,16 +60,16 @@ def push_mahru(impulse, feedback=True):
     return PushOutcome(impulse, peak, float("inf") if fell else settling, slip, fell)
 
 
-def largest_recovered(low, high, tolerance=1.0):
+def largest_recovered(low, high, robot=ROBOT, tolerance=1.0):
     """Bisection on the impulse [N·s] between a recovered ``low`` and an unrecovered ``high``."""
     while high - low > tolerance:
         middle = 0.5 * (low + high)
-        low, high = (middle, high) if push_mahru(middle).recovered else (low, middle)
+        low, high = (middle, high) if push(middle, robot).recovered else (low, middle)
     return low
 
 
-def run(smoke=False):
-    pushed = push_mahru(12.0)
+def run(smoke=False, robot=ROBOT):
+    pushed = push(12.0, robot)
     rows = [Result(EXPERIMENT, "CoM amplitude, 12 N·s lateral at the pelvis", f"{PAPER}: 0.045 m", "≤ 0.045 m",
                    f"{pushed.peak:.3f} m", pushed.peak <= 0.045),
             Result(EXPERIMENT, "settling to 5 mm", f"{PAPER}: 4.7 s", "≤ 2.5 s", f"{pushed.settling:.2f} s",
@@ -78,10 +79,10 @@ def run(smoke=False):
                    not pushed.fell and pushed.slip <= SLIP)]
     if smoke:
         return rows
-    open_loop = push_mahru(12.0, feedback=False)
+    open_loop = push(12.0, robot, feedback=False)
     settled = f"settled in {open_loop.settling:.2f} s" if np.isfinite(open_loop.settling) else "not settled in 3 s"
     rows.append(Result(EXPERIMENT, "same push, momentum feedback off", "—", "reported",
                        f"{open_loop.peak:.3f} m, {settled}", None))
-    limit = largest_recovered(12.0, 40.0) if pushed.recovered else float("nan")
+    limit = largest_recovered(12.0, 40.0, robot) if pushed.recovered else float("nan")
     rows.append(Result(EXPERIMENT, "largest lateral impulse recovered", "—", "reported", f"{limit:.0f} N·s", None))
     return rows

@@ -10,19 +10,20 @@ import numpy as np
 from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
 from humanoid_balance.bench.results import Result
 
-__all__ = ["NOTE", "run", "jump"]
+__all__ = ["NOTE", "ROBOT", "run", "jump"]
 
 EXPERIMENT = "3 VIIP jump"
+ROBOT = "kangaroo_like"
 JUMP_AT, WATCH = 1.0, 2.5          # [s]
 NOTE = ("3: kangaroo_like in viip mode on its position drives, contact phases from the actuator forces; the "
         "jump is requested after 1 s of standing. Apex: the highest ground-truth COG above its standing height; "
         "landing: the lowest COG after the soles touch the floor again, below the touchdown height.")
 
 
-def jump():
+def jump(robot=ROBOT):
     """Stand, jump, watch; returns (standing COG deviation [m], apex [m], landing depth [m], planned (z_H, z_d),
     fell, mapper refusals)."""
-    loop = ClosedLoop(robot_config("kangaroo_like"), mode="viip")
+    loop = ClosedLoop(robot_config(robot), mode="viip")
     config = loop.balancer.config
     rows, fell, requested = [], False, False
     while loop.sim.time < JUMP_AT + WATCH and not fell:
@@ -44,8 +45,8 @@ def jump():
             loop.refusals)
 
 
-def run(smoke=False):
-    deviation, apex, landing, (planned_apex, stoop), fell, refusals = jump()
+def run(smoke=False, robot=ROBOT):
+    deviation, apex, landing, (planned_apex, stoop), fell, refusals = jump(robot)
     paper = "Sugihara–Nakamura: stoop 50 mm, apex 50 mm"
     apex_met = not fell and abs(apex - planned_apex) <= 0.1 * planned_apex
     landed = f"{landing * 1e3:.0f} mm" if np.isfinite(landing) else "no landing"

@@ -11,19 +11,20 @@ from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
 from humanoid_balance.bench.estimator import median_seconds
 from humanoid_balance.bench.results import Result
 
-__all__ = ["NOTE", "run", "lateral_swing"]
+__all__ = ["NOTE", "ROBOT", "run", "lateral_swing"]
 
 EXPERIMENT = "5 wrench estimation"
+ROBOT = "kangaroo_like"
 AMPLITUDE, FREQUENCY, START = 0.04, 0.25, 1.0   # lateral CoM swing [m], [Hz]; after standing still [s]
 NOTE = ("5: kangaroo_like in kinematic mode, CoM reference swinging ±40 mm sideways at 0.25 Hz; estimates from "
         "the actuator efforts only (no F/T sensors), Butterworth 5 Hz, against the plant's contact forces and "
         "floor centre of pressure. Errors are taken after 1 s of standing, so the filter has settled.")
 
 
-def lateral_swing(periods):
+def lateral_swing(periods, robot=ROBOT):
     """Swing for ``periods``; returns (ground-truth normal forces (k, 2), estimated (k, 2), true ZMP (k, 2),
     estimated ZMP (k, 2), weight [N], seconds per wrench estimate)."""
-    loop = ClosedLoop(robot_config("kangaroo_like"), mode="kinematic")
+    loop = ClosedLoop(robot_config(robot), mode="kinematic")
     rows = []
     while loop.sim.time < START + periods / FREQUENCY:
         t = loop.sim.time - START
@@ -38,8 +39,8 @@ def lateral_swing(periods):
     return rows[:, 0:2], rows[:, 2:4], rows[:, 4:6], rows[:, 6:8], weight, seconds
 
 
-def run(smoke=False):
-    truth, estimate, true_zmp, zmp, weight, seconds = lateral_swing(1 if smoke else 2)
+def run(smoke=False, robot=ROBOT):
+    truth, estimate, true_zmp, zmp, weight, seconds = lateral_swing(1 if smoke else 2, robot)
     foot_error = np.sqrt(np.mean((estimate - truth) ** 2)) / weight
     total_error = np.abs(estimate.sum(axis=1) - weight).max() / weight
     zmp_error = np.sqrt(np.mean(np.sum((zmp - true_zmp) ** 2, axis=1)))

@@ -1,7 +1,7 @@
 """mujoco_sim: the embedded MuJoCo plant as a robot on ROS topics.
 
     actuator_commands (Float64MultiArray, `actuated` order) ─┐
-    sim/push (WrenchStamped: frame_id = body, force/torque)  ┴─> Simulation.step
+    sim/push (WrenchStamped: frame_id = body, '' = root)    ┴─> Simulation.step
         ─> joint_states (JointState: actuated + measured passive joints, with noise and bias), imu (Imu),
            <foot>/wrench (WrenchStamped, foot F/T sensors when enabled), sim/odom (Odometry, ground truth),
            sim/com (PointStamped), sim/linear_momentum and sim/angular_momentum (Vector3Stamped, world axes, about
@@ -126,10 +126,11 @@ class MujocoSimNode(Node):
                 self.tick()
 
     def on_push(self, message):
-        if message.header.frame_id not in self.body_names:
-            raise RejectedMessage("unknown_body", f"sim/push: '{message.header.frame_id}' is not a body")
+        body = message.header.frame_id or self.sim.root_body
+        if body not in self.body_names:
+            raise RejectedMessage("unknown_body", f"sim/push: '{body}' is not a body")
         wrench = finite(vector_values(message.wrench.force, message.wrench.torque), "sim/push", "wrench")
-        self.sim.push(message.header.frame_id, wrench[:3], wrench[3:], self.push_duration)
+        self.sim.push(body, wrench[:3], wrench[3:], self.push_duration)
 
     def stamp(self):
         """Simulated time when publishing /clock, else the node's clock."""
