@@ -13,10 +13,13 @@ from humanoid_balance.resources import DEFAULT_ROBOT
 REAL_TIME_RATE = 100.0  # demo --real-time control rate [Hz]
 
 
-def check_model(urdf, loops, samples=50, seed=0, out=sys.stdout):
-    """Load, validate and close the loops; print a summary. Returns the process exit code."""
+def check_model(urdf, loops, samples=50, seed=0, feet=(), package_dirs=(), out=None):
+    """Load, validate and close the loops; with ``feet`` (foot links), find each sole and leg as init would; print
+    a summary (to ``out``, default stdout). Returns the process exit code."""
+    out = out or sys.stdout
     from humanoid_balance.model import (Centroidal, ClosedChain, ClosureError, ModelFileError,
                                         SingularConfigurationError, close_loops, load_robot)
+    from humanoid_balance.model.robot_setup import find_feet
     from humanoid_balance.model.sdf_import import is_sdf
 
     if is_sdf(urdf):
@@ -25,6 +28,7 @@ def check_model(urdf, loops, samples=50, seed=0, out=sys.stdout):
         return 1
     try:
         robot = load_robot(urdf, loops, floating_base=True)
+        soles, legs = find_feet(urdf, robot, feet, package_dirs) if feet else ((), ())
     except ModelFileError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -61,6 +65,11 @@ def check_model(urdf, loops, samples=50, seed=0, out=sys.stdout):
         (f"worst over {samples} random strokes", f"cond {worst_condition:.3g}, residual {worst_residual:.2e}"
          if chain.m else "n/a"),
     ]
+    for sole, leg in zip(soles, legs):
+        r = sole.rectangle
+        rows += [(f"foot {sole.foot_link}", f"sole {r.x_max - r.x_min:.3f} × {r.y_max - r.y_min:.3f} m, "
+                  f"at {np.round(sole.placement.translation, 4)} m in the link frame "
+                  f"({sole.points} collision points on it)"), ("  leg", ", ".join(leg))]
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"{label:<{width}}  {value}", file=out)
@@ -80,6 +89,10 @@ def build_parser():
     check.add_argument("urdf", type=Path, help="URDF of the spanning tree")
     check.add_argument("loops", type=Path, nargs="?", help="loop-closure YAML (omit for a serial robot)")
     check.add_argument("--samples", type=int, default=50, help="random actuator samples to close (default 50)")
+    check.add_argument("--feet", nargs=2, default=(), metavar=("LEFT_LINK", "RIGHT_LINK"),
+                       help="also find each foot's sole in its collision geometry and its leg, as init does")
+    check.add_argument("--package-dirs", nargs="*", default=[], type=Path,
+                       help="where package:// meshes are found (besides ROS_PACKAGE_PATH)")
 
     init = commands.add_parser("init", help="configure the suite for a robot: from its URDF and foot links, write a "
                                "folder with robot.yaml (every node, the demo and the launch files read it)")
@@ -241,7 +254,8 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "check-model":
-        return check_model(args.urdf, args.loops, samples=args.samples)
+        return check_model(args.urdf, args.loops, samples=args.samples, feet=args.feet,
+                           package_dirs=args.package_dirs)
     if args.command == "init":
         return init(args.urdf, args.feet, args.output or Path(args.urdf.stem), args.loops, args.package_dirs)
     if args.command == "demo":

@@ -16,7 +16,8 @@ import yaml
 from humanoid_balance.model import ModelFileError, load_robot
 from humanoid_balance.model.robot_config import (RobotConfig, check_robot_config, load_robot_config,
                                                  robot_config_parameters)
-from humanoid_balance.model.robot_setup import drive_gains, find_sole, leg_joints, limb_candidates, standing_stance
+from humanoid_balance.model.robot_setup import (drive_gains, find_feet, leg_chains, limb_candidates,
+                                               standing_stance)
 from humanoid_balance.resources import find_file
 
 __all__ = ["init_robot", "FOOT_NAMES"]
@@ -66,7 +67,7 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), out=print):
     if len(feet) != 2 or feet[0] == feet[1]:
         raise ModelFileError(urdf, "--feet", f"give the left and the right foot link, got {list(feet)}")
     original = load_robot(urdf, loops)
-    soles = [find_sole(urdf, original.model, original.reference_q, link, package_dirs) for link in feet]
+    soles, _ = find_feet(urdf, original, feet, package_dirs)
     output.mkdir(parents=True, exist_ok=True)
     name = urdf.stem
     urdf_copy = output / f"{name}.urdf"
@@ -76,13 +77,7 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), out=print):
         loops_copy = output / f"{name}.loops.yaml"
         shutil.copyfile(loops, loops_copy)
     robot = load_robot(urdf_copy, loops_copy)
-    legs = [leg_joints(robot, sole) for sole in sole_links]
-    for foot, leg in zip(feet, legs):
-        if not leg:
-            raise ModelFileError(urdf, f"--feet {foot}", "no output joint between the root and this link: not a leg")
-    if set(legs[0]) & set(legs[1]):
-        raise ModelFileError(urdf, "--feet", f"the legs of {feet[0]} and {feet[1]} share joints "
-                             f"{sorted(set(legs[0]) & set(legs[1]))}: give links below the hips")
+    legs = leg_chains(robot, sole_links, urdf)
     limbs = limb_candidates(robot, legs)
     if loops is None:
         q, leg_length, lowering = standing_stance(robot, sole_links, legs)

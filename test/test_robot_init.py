@@ -3,6 +3,7 @@
 References: TALOS's own sole frame (left_sole_link, shipped by PAL in its URDF, which init does not use), pinocchio
 forward kinematics of the stance, and the closed-loop demo through the five nodes on the written configuration."""
 import json
+import re
 
 import numpy as np
 import pinocchio as pin
@@ -79,3 +80,24 @@ def test_demo_with_a_wrong_robot_folder_is_one_line(tmp_path, capsys):
     assert main(["demo", "--scenario", "short", "--robot", str(tmp_path), "--output", str(tmp_path / "r")]) == 1
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "soles" in error
+
+
+def test_check_model_finds_the_feet_as_init_does(capsys):
+    """check-model --feet: TALOS's soles (about 0.21 × 0.13 m, PAL's sole frame 0.107 m below the ankle link) and
+    legs; an arm given as a foot is refused in one line, since feet stand level."""
+    urdf = talos_urdf()
+    package_dirs = ["--package-dirs", str(urdf.parents[4])]
+    assert main(["check-model", str(urdf), "--samples", "0", "--feet", *FEET, *package_dirs]) == 0
+    out = capsys.readouterr().out
+    pal = load_robot(urdf)
+    for foot, theirs in zip(FEET, ("left_sole_link", "right_sole_link")):
+        line = next(line for line in out.splitlines() if line.startswith(f"foot {foot}"))
+        width, length, x, y, z = map(float, re.search(r"sole ([\d.]+) × ([\d.]+) m, at \[(.+?)\]", line).groups()[:2]
+                                     + tuple(re.search(r"at \[(.+?)\]", line).group(1).split()))
+        np.testing.assert_allclose([x, y, z], pal.model.frames[pal.frame_id(theirs)].placement.translation, atol=2e-3)
+        assert 0.18 < width < 0.25 and 0.10 < length < 0.16
+    legs = [line for line in out.splitlines() if line.lstrip().startswith("leg ")]
+    assert [leg.split()[1] for leg in legs] == ["leg_left_1_joint,", "leg_right_1_joint,"]
+    assert main(["check-model", str(urdf), "--samples", "0", "--feet", FEET[0], "arm_left_7_link", *package_dirs]) == 1
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "arm_left_7_link" in error and "not a foot" in error

@@ -20,9 +20,10 @@ import pinocchio as pin
 from humanoid_balance.model.errors import ModelFileError
 from humanoid_balance.model.soles import SoleRectangle
 
-__all__ = ["Sole", "find_sole", "leg_joints", "limb_candidates", "pitch_joints", "standing_stance", "drive_gains"]
+__all__ = ["Sole", "find_feet", "find_sole", "leg_chains", "leg_joints", "limb_candidates", "pitch_joints", "standing_stance", "drive_gains"]
 
 SOLE_TOLERANCE = 0.003   # collision points this close to the lowest one lie on the sole [m]
+LEVEL_TOLERANCE = 0.05   # the two soles at the model's reference configuration are this level, or not both feet [m]
 CROUCH = 0.06            # standing stance: the soles raised by this fraction of the leg length
 GRAVITY = 9.81
 
@@ -32,6 +33,7 @@ class Sole(NamedTuple):
     placement: pin.SE3        # sole frame in the foot link's frame
     rectangle: SoleRectangle  # in the sole frame [m]
     points: int               # collision points found on the sole
+    height: float             # of the sole above the root, at the configuration it was found in [m]
 
 
 def _geometry_points(geometry, scale):
@@ -103,7 +105,7 @@ def find_sole(urdf_path, model, q, foot_link, package_dirs=()):
                              "set sole_rectangles if the real foot is flat")
     placement = foot.inverse() * pin.SE3(np.eye(3), origin)
     return Sole(foot_link, placement, SoleRectangle(float(x_min), float(x_max), float(y_min), float(y_max)),
-                len(on_sole))
+                len(on_sole), float(lowest))
 
 
 def _leaf_links(model, links):
@@ -120,6 +122,40 @@ def leg_joints(robot, sole_frame):
     """The serial-equivalent output joints from the root to ``sole_frame``, hip to ankle."""
     outputs = set(robot.output_names)
     return tuple(name for name in _support_joint_names(robot.model, sole_frame) if name in outputs)
+
+
+def find_feet(urdf_path, robot, foot_links, package_dirs=()):
+    """Each foot link's :class:`Sole` (at the reference configuration) and leg (:func:`leg_chains`), checked: the
+    soles are level there, as feet are.
+
+    Raises:
+        ModelFileError: naming the URDF and the link that is not a foot.
+    """
+    soles = [find_sole(urdf_path, robot.model, robot.reference_q, link, package_dirs) for link in foot_links]
+    heights = [sole.height for sole in soles]
+    if max(heights) - min(heights) > LEVEL_TOLERANCE:
+        low, high = (soles[int(np.argmin(heights))], soles[int(np.argmax(heights))])
+        raise ModelFileError(urdf_path, f"--feet {high.foot_link}", f"its sole is {high.height - low.height:.3f} m "
+                             f"above {low.foot_link}'s in the reference configuration: not a foot (feet stand level)")
+    return soles, leg_chains(robot, foot_links, urdf_path)
+
+
+def leg_chains(robot, foot_links, source):
+    """The leg of each foot link (:func:`leg_joints`), checked: every foot hangs on output joints and the legs share
+    none.
+
+    Raises:
+        ModelFileError: naming ``source`` (the URDF) and the foot whose leg is wrong.
+    """
+    legs = [leg_joints(robot, link) for link in foot_links]
+    for foot, leg in zip(foot_links, legs):
+        if not leg:
+            raise ModelFileError(source, f"--feet {foot}", "no output joint between the root and this link: not a leg")
+    shared = set(legs[0]).intersection(*legs[1:])
+    if shared:
+        raise ModelFileError(source, "--feet", f"the legs of {' and '.join(foot_links)} share joints {sorted(shared)}: "
+                             "give links below the hips")
+    return legs
 
 
 def limb_candidates(robot, legs):
