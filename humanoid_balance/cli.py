@@ -117,6 +117,10 @@ def build_parser():
     demo.add_argument("--robot", default=DEFAULT_ROBOT,
                       help="a directory written by `humanoid-balance init`, or a bundled robot "
                            f"(default {DEFAULT_ROBOT})")
+    demo.add_argument("--mode", choices=("kinematic", "momentum", "both"), default="kinematic",
+                      help="kinematic: Choi–Kim on position drives (default); momentum: Garofalo et al. on the "
+                           "actuators' joint impedance, as a torque-controlled robot; both: one after the other on "
+                           "the same pushes, compared")
     demo.add_argument("--rate", type=float, default=REAL_TIME_RATE,
                       help=f"control rate with --real-time [Hz] (default {REAL_TIME_RATE:g}, which this 2-core "
                            "development machine sustains)")
@@ -228,26 +232,37 @@ def init(urdf, feet, output, loops=None, package_dirs=()):
     return 0
 
 
-def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT):
-    """The closed-loop demo; returns the exit code (0: no fall, ZMP inside the support polygon, nodes OK)."""
+def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic"):
+    """The closed-loop demo; returns the exit code (0: no fall, ZMP inside the support polygon, nodes OK). ``mode``
+    ``both`` runs kinematic then momentum mode into ``output``/<mode> and compares them."""
     if video is not None:
         os.environ.setdefault("MUJOCO_GL", "egl")  # headless rendering, before MuJoCo loads
         if video.suffix.lower() not in (".gif", ".mp4"):
             print(f"error: --video {video}: give a .gif or .mp4 file name", file=sys.stderr)
             return 2
+    from humanoid_balance.demo.report import comparison
     from humanoid_balance.demo.runner import run_demo, summary
     from humanoid_balance.demo.scenario import SCENARIOS
     from humanoid_balance.nodes.common import USER_MISTAKES
 
-    try:
-        code, figures, paths = run_demo(SCENARIOS[scenario], output, video, real_time_rate=real_time_rate,
-                                        robot=robot)
-    except USER_MISTAKES as error:
-        print(f"humanoid-balance demo: error: {error}", file=sys.stderr)
-        return 1
-    if figures is not None:
+    modes = ("kinematic", "momentum") if mode == "both" else (mode,)
+    codes, runs = [], {}
+    for each in modes:
+        folder = output / each if mode == "both" else output
+        try:
+            code, figures, paths = run_demo(SCENARIOS[scenario], folder, video, real_time_rate=real_time_rate,
+                                            robot=robot, mode=each)
+        except USER_MISTAKES as error:
+            print(f"humanoid-balance demo: error: {error}", file=sys.stderr)
+            return 1
+        codes.append(code)
+        if figures is None:
+            return code
         summary(figures, paths)
-    return code
+        runs[each] = figures
+    if len(runs) > 1:
+        print(comparison(runs, output))
+    return max(codes)
 
 
 def main(argv=None):
@@ -261,7 +276,8 @@ def main(argv=None):
     if args.command == "demo":
         if args.rate <= 0.0:
             parser.error(f"--rate {args.rate:g}: give a positive control rate in Hz")
-        return demo(args.scenario, args.output, args.video, args.rate if args.real_time else None, args.robot)
+        return demo(args.scenario, args.output, args.video, args.rate if args.real_time else None, args.robot,
+                    args.mode)
     if args.command == "bench":
         return bench(args.experiments, args.smoke, args.output, args.strict, args.robot)
     if args.command == "import-sdf":

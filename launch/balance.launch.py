@@ -6,8 +6,14 @@ with launch arguments.
         contact_mode:=ft_sensors left_wrench_topic:=/left_foot_ft_broadcaster/wrench
 
 ``robot:=DIR`` runs it on a robot configured by ``humanoid-balance init`` (DIR/robot.yaml; default: the bundled
-kangaroo_like, or give another bundled robot's name). ``composed:=true`` runs the four nodes in one process (balance_stack, one executor: the Python counterpart of a
-component container, for machines with few cores) with the same topics, parameters and remaps.
+kangaroo_like, or give another bundled robot's name). ``composed:=true`` runs the four nodes in one process
+(balance_stack, one executor: the Python counterpart of a component container, for machines with few cores) with
+the same topics, parameters and remaps.
+
+A torque-controlled robot runs ``balance_mode:=momentum``: the mapper then sends each actuator's joint impedance
+(``command_interface:=auto`` picks ``impedance`` for momentum mode, ``position`` otherwise) — on commands_topic as
+five rows (position, velocity, effort, stiffness, damping) and, with ``per_interface_topics:=true``, one
+Float64MultiArray per field on actuator_commands/<field>, to remap onto one forward_command_controller each.
 """
 import tempfile
 
@@ -30,8 +36,10 @@ OVERRIDES = {  # node → (its parameter, the launch argument giving it), on top
     "state_estimator": (),
     "contact_estimator": (("mode", "contact_mode"),),
     "centroidal_balancer": (("mode", "balance_mode"),),
-    "loop_closure_mapper": (("command_interface", "command_interface"),),
+    "loop_closure_mapper": (("command_interface", "command_interface"), ("per_interface_topics",
+                                                                          "per_interface_topics")),
 }
+BOOLEANS = ("use_sim_time", "per_interface_topics")
 ROBOT = (("use_sim_time", "use_sim_time"),)
 
 
@@ -47,11 +55,23 @@ def robot_file(context):
     return str(robot_config_file(LaunchConfiguration("robot").perform(context)))
 
 
+def argument_value(context, argument):
+    """A launch argument as its parameter takes it: booleans as bool, ``command_interface:=auto`` as impedance in
+    momentum mode and position otherwise."""
+    text = LaunchConfiguration(argument).perform(context)
+    if argument in BOOLEANS:
+        return text == "true"
+    if argument == "command_interface" and text == "auto":
+        return "impedance" if LaunchConfiguration("balance_mode").perform(context) == "momentum" else "position"
+    return text
+
+
 def separate_nodes(context, share):
     robot = robot_file(context)
     return [Node(package="humanoid_balance", executable=node, name=node, output="screen",
                  parameters=[robot, parameter_file(share, node),
-                             {parameter: LaunchConfiguration(argument) for parameter, argument in ROBOT + OVERRIDES[node]}],
+                             {parameter: argument_value(context, argument)
+                              for parameter, argument in ROBOT + OVERRIDES[node]}],
                  remappings=[(topic, LaunchConfiguration(argument)) for topic, argument in REMAPS[node]])
             for node in NODES]
 
@@ -60,8 +80,7 @@ def composed_stack(context, share):
     """balance_stack with every node's parameter file and its overrides scoped to its name (the process's
     arguments reach all four nodes, so a plain dict would give the balancer the contact estimator's mode)."""
     def value(argument):
-        text = LaunchConfiguration(argument).perform(context)
-        return text == "true" if argument == "use_sim_time" else text
+        return argument_value(context, argument)
 
     overrides = {f"/**/{node}": {"ros__parameters": {parameter: value(argument)
                                                      for parameter, argument in ROBOT + OVERRIDES[node]}}
@@ -90,12 +109,17 @@ def generate_launch_description():
                               description="force_torque_sensor_broadcaster output of the left foot"),
         DeclareLaunchArgument("right_wrench_topic", default_value="/right_foot_ft_broadcaster/wrench",
                               description="force_torque_sensor_broadcaster output of the right foot"),
-        DeclareLaunchArgument("balance_mode", default_value="kinematic",
-                              description="centroidal_balancer mode: kinematic | momentum | viip"),
+        DeclareLaunchArgument("balance_mode", default_value="kinematic", choices=["kinematic", "momentum", "viip"],
+                              description="centroidal_balancer mode: kinematic | momentum (joint impedance) | viip"),
         DeclareLaunchArgument("commands_topic", default_value="/forward_command_controller/commands",
                               description="forward_command_controller input (Float64MultiArray, `actuated` order)"),
-        DeclareLaunchArgument("command_interface", default_value="position",
-                              description="what actuator_commands carries: position | velocity | effort"),
+        DeclareLaunchArgument("command_interface", default_value="auto",
+                              choices=["auto", "position", "velocity", "effort", "impedance"],
+                              description="what actuator_commands carries: auto (impedance in momentum mode, else "
+                                          "position) | position | velocity | effort | impedance"),
+        DeclareLaunchArgument("per_interface_topics", default_value="false", choices=["true", "false"],
+                              description="also one Float64MultiArray per command field on "
+                                          "actuator_commands/<field> (one forward_command_controller each)"),
         DeclareLaunchArgument("use_sim_time", default_value="false", description="follow /clock"),
         DeclareLaunchArgument("composed", default_value="false", choices=["true", "false"],
                               description="the four nodes in one process (balance_stack) instead of four"),

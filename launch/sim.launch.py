@@ -2,6 +2,7 @@
 
     ros2 launch humanoid_balance sim.launch.py                 # kangaroo_like, real time, RViz if installed
     ros2 launch humanoid_balance sim.launch.py rviz:=false real_time:=false
+    ros2 launch humanoid_balance sim.launch.py balance_mode:=momentum   # on the actuators' joint impedance
     ros2 topic pub --once /sim/push geometry_msgs/WrenchStamped \
         "{header: {frame_id: base_link}, wrench: {force: {y: 60.0}}}"
 
@@ -68,10 +69,12 @@ def robot_nodes(context, share):
 
     robot = robot_config_file(LaunchConfiguration("robot").perform(context))
     urdf = load_robot_config(robot).urdf_file
-    plant = Node(
+    momentum = LaunchConfiguration("balance_mode").perform(context) == "momentum"
+    plant = Node(  # takes what the mapper sends: joint impedance in momentum mode, position targets otherwise
         package="humanoid_balance", executable="mujoco_sim", name="mujoco_sim", output="screen",
         parameters=[str(robot), PathJoinSubstitution([share, "config", "mujoco_sim.yaml"]),
-                    {"real_time": LaunchConfiguration("real_time")}],
+                    {"real_time": LaunchConfiguration("real_time"),
+                     "command_interface": "impedance" if momentum else "position"}],
     )
     robot_state_publisher = Node(  # draws every link, passive ones included, from the estimated joint states
         package="robot_state_publisher", executable="robot_state_publisher", output="screen",
@@ -91,8 +94,9 @@ def generate_launch_description():
                                           "bundled robot's name"),
         DeclareLaunchArgument("real_time", default_value="true",
                               description="pace the plant to the wall clock (false: as fast as the loop allows)"),
-        DeclareLaunchArgument("balance_mode", default_value="kinematic",
-                              description="centroidal_balancer mode: kinematic | momentum | viip"),
+        DeclareLaunchArgument("balance_mode", default_value="kinematic", choices=["kinematic", "momentum", "viip"],
+                              description="centroidal_balancer mode: kinematic | momentum (on the plant's joint "
+                                          "impedance) | viip"),
         DeclareLaunchArgument("robot_state_publisher", default_value="auto", choices=list(CHOICES),
                               description="robot_state_publisher for RViz's robot model: auto (if installed) | true "
                                           "| false"),
@@ -103,7 +107,7 @@ def generate_launch_description():
         PythonLaunchDescriptionSource(PathJoinSubstitution([share, "launch", "balance.launch.py"])),
         launch_arguments={"robot": LaunchConfiguration("robot"), "joint_states_topic": "joint_states",
                           "imu_topic": "imu", "contact_mode": "actuator_forces", "commands_topic": "actuator_commands",
-                          "command_interface": "position", "balance_mode": LaunchConfiguration("balance_mode"),
+                          "command_interface": "auto", "balance_mode": LaunchConfiguration("balance_mode"),
                           "use_sim_time": "true"}.items(),
     )
     rviz = Node(

@@ -1,6 +1,7 @@
 """launch_testing: sim.launch.py (plant + suite, no RViz; robot_state_publisher where installed) starts all five
-nodes and keeps kangaroo_like standing: after 5 s of simulated time the ground-truth base is still at its standing
-height. Every node exits cleanly.
+nodes and keeps kangaroo_like standing, in kinematic mode on position drives and in momentum mode on the
+actuators' joint impedance: after 5 s of simulated time the ground-truth base is still at its standing height.
+Every node exits cleanly.
 
 Runs on a ROS 2 machine (``colcon test``); launch and launch_testing have no PyPI wheels.
 """
@@ -31,9 +32,11 @@ SIMULATED = 5.0            # simulated time the robot must stand [s]
 
 
 @pytest.mark.launch_test
-def generate_test_description():
-    simulation = launch.actions.IncludeLaunchDescription(PythonLaunchDescriptionSource(str(LAUNCH_FILE)),
-                                                         launch_arguments={"rviz": "false"}.items())
+@launch_testing.parametrize("balance_mode", ["kinematic", "momentum"])
+def generate_test_description(balance_mode):
+    simulation = launch.actions.IncludeLaunchDescription(
+        PythonLaunchDescriptionSource(str(LAUNCH_FILE)),
+        launch_arguments={"rviz": "false", "balance_mode": balance_mode}.items())
     return launch.LaunchDescription([simulation, launch_testing.actions.ReadyToTest()])
 
 

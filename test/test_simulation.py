@@ -113,11 +113,11 @@ def test_joint_impedance_force_follows_its_law():
     rng = np.random.default_rng(3)
     target, rate, feedforward = (position + rng.uniform(-0.05, 0.05, position.size),
                                  rng.uniform(-0.5, 0.5, position.size), rng.uniform(-20.0, 20.0, position.size))
-    sim.set_impedance_command(target, rate, feedforward)
+    stiffness, damping = rng.uniform(20.0, 80.0, position.size), rng.uniform(1.0, 5.0, position.size)  # per actuator
+    sim.set_command("impedance", np.concatenate([target, rate, feedforward, stiffness, damping]))
     sim.step(5)
     mujoco.mj_forward(sim.model, sim.data)  # actuator forces of the current state, not the last step's start
     position, velocity, effort = sim.joint_states(sim.actuators)
-    expected = (sim.impedance_stiffness * (target - position) + sim.impedance_damping * (rate - velocity)
-                + feedforward)
+    expected = stiffness * (target - position) + damping * (rate - velocity) + feedforward
     limit = sim.model.actuator_forcerange[:, 1]
     np.testing.assert_allclose(effort, np.clip(expected, -limit, limit), rtol=1e-6, atol=1e-6)

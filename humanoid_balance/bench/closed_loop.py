@@ -52,8 +52,9 @@ class ClosedLoop:
         robot: its :class:`RobotConfig` (files, feet, soles, legs, limbs, stance, drive gains).
         mode: the balancer's mode (``kinematic`` | ``momentum`` | ``viip``).
         arms: make the configuration's busy limbs J-busy sections, driven by :meth:`tick`'s ``arm_rates``.
-        impedance: send position, velocity and effort through the plant's joint impedance (momentum mode on a
-            torque-controlled robot) instead of position targets to stiff drives.
+        impedance: send position, velocity, effort and the gains the mapper derives from the configuration's
+            output impedance through the plant's joint impedance (momentum mode on a torque-controlled robot)
+            instead of position targets to stiff drives.
         reference: joint → starting value for the plant (see :class:`Simulation`).
         period: control period [s]; the plant steps its own timestep in between.
         config: extra :class:`BalancerConfig` fields.
@@ -75,7 +76,8 @@ class ClosedLoop:
         sections = [Section(limb, robot.limb_joints[limb], robot.limb_end_frames[limb], J_BUSY)
                     for limb in (robot.busy_limbs if arms else ())]
         self.balancer = Balancer(self.robot, BalancerConfig(mode=mode, feet=feet, **config), sections)
-        self.mapper = ActuatorMap(self.robot)
+        self.mapper = ActuatorMap(self.robot, impedance=(robot.impedance_stiffness, robot.impedance_damping)
+                                  if impedance else None)
         self.impedance = impedance
         self.period = period
         self.steps = max(1, round(period / self.sim.model.opt.timestep))
@@ -110,7 +112,9 @@ class ClosedLoop:
             self.refusals += 1
         else:
             if self.impedance:
-                sim.set_impedance_command(*(values[self.to_plant] for values in actuators[:3]))
+                sim.set_impedance_command(*(values[self.to_plant] for values in
+                                            (actuators.position, actuators.velocity, actuators.effort,
+                                             actuators.stiffness, actuators.damping)))
             else:
                 sim.set_command("position", actuators.position[self.to_plant])
         truth = sim.ground_truth()

@@ -78,21 +78,24 @@ class LoopRun(NamedTuple):
     warnings: dict           # node → the last non-OK diagnostics message of the window ('' if none)
 
 
-def overrides(rate, directory):
-    """This experiment's parameters on top of config/, each scoped to its node (balance_stack reads them all)."""
-    return {PLANT: {"real_time": True, "lockstep": False, "publish_clock": False, "publish_period": 1.0 / rate},
+def overrides(rate, directory, mode="kinematic"):
+    """This experiment's parameters on top of config/, each scoped to its node (balance_stack reads them all);
+    ``mode`` momentum runs the balancer on the plant's joint impedance (the mapper's per-actuator gains)."""
+    interface = "impedance" if mode == "momentum" else "position"
+    return {PLANT: {"real_time": True, "lockstep": False, "publish_clock": False, "publish_period": 1.0 / rate,
+                    "command_interface": interface},
             "state_estimator": {"offsets_file": str(Path(directory) / "offsets.yaml")},  # no calibration of ~/.ros
             "contact_estimator": {"mode": "actuator_forces", "sample_rate": float(rate)},
-            "centroidal_balancer": {"mode": "kinematic"},
-            "loop_closure_mapper": {"command_interface": "position"}}
+            "centroidal_balancer": {"mode": mode},
+            "loop_closure_mapper": {"command_interface": interface}}
 
 
-def ros_arguments(name, rate, directory, robot=ROBOT):
+def ros_arguments(name, rate, directory, robot=ROBOT, mode="kinematic"):
     """--ros-args of one process: the robot's configuration, the parameter files of config/ for the nodes it runs,
     then the overrides."""
     nodes = SUITE if name == "balance_stack" else (name,)
     path = Path(directory) / f"{name}.overrides.yaml"
-    table = overrides(rate, directory)
+    table = overrides(rate, directory, mode)
     path.write_text(yaml.safe_dump({f"/**/{node}": {"ros__parameters": table[node]} for node in nodes}))
     arguments = ["--params-file", str(robot_config_file(robot))]
     for node in nodes:
@@ -210,19 +213,20 @@ def wait_for(probe, nodes, condition, what):
         raise RuntimeError(f"timed out after {START_TIMEOUT:.0f} s {what}; the nodes' output ends:\n{tails}")
 
 
-def measure(rate, seconds, warm_up, layout="separate", robot=ROBOT):
-    """Start the nodes in ``layout`` on ``robot`` and the plant at ``rate`` [Hz], warm up, record ``seconds`` [s]
-    with a push in the middle, and stop them."""
+def measure(rate, seconds, warm_up, layout="separate", robot=ROBOT, mode="kinematic"):
+    """Start the nodes in ``layout`` on ``robot`` in balance ``mode`` and the plant at ``rate`` [Hz], warm up,
+    record ``seconds`` [s] with a push in the middle, and stop them."""
     environment = ros_environment()
     nodes = []
     with tempfile.TemporaryDirectory(prefix="dds_loop_") as directory:
         probe = LoopProbe(environment, robot_config(robot).base_frame)  # '': the plant pushes its root body
         try:
             process_environment = {**os.environ, **environment}
-            nodes += [NodeProcess(name, ros_arguments(name, rate, directory, robot), process_environment, directory)
+            nodes += [NodeProcess(name, ros_arguments(name, rate, directory, robot, mode), process_environment,
+                                  directory)
                       for name in LAYOUTS[layout]]
             wait_for(probe, nodes, lambda: set(SUITE) <= probe.reporting, "waiting for the suite's diagnostics")
-            nodes.append(NodeProcess(PLANT, ros_arguments(PLANT, rate, directory, robot), process_environment,
+            nodes.append(NodeProcess(PLANT, ros_arguments(PLANT, rate, directory, robot, mode), process_environment,
                                      directory))
             wait_for(probe, nodes, lambda: probe.commands, "waiting for the first actuator command")
             probe.spin(warm_up, nodes, "during the warm-up")

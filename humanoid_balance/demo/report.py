@@ -176,3 +176,26 @@ def write_report(folder, recording, scenario, figures, feet):
     metrics_path = folder / "metrics.json"
     metrics_path.write_text(json.dumps(figures, indent=2, allow_nan=True) + "\n")
     return paths + [metrics_path]
+
+
+def comparison(runs, folder):
+    """The same scenario in several balance modes side by side (``runs``: mode → metrics): a Markdown table of each
+    push's CoM peak and settling time, the dance and the verdict, written to ``folder``/comparison.md and
+    returned."""
+    modes = list(runs)
+    rows = [("", *modes), ("verdict", *("PASSED" if runs[m]["success"] else "FAILED" for m in modes))]
+    for k, push in enumerate(runs[modes[0]]["pushes"]):
+        rows.append((f"{push['label']}: CoM peak / settled to 5 mm",
+                     *(f"{runs[m]['pushes'][k]['CoM peak excursion [m]'] * 1000:.0f} mm / "
+                       f"{runs[m]['pushes'][k]['settling time to 5 mm [s]']:.2f} s" for m in modes)))
+    rows.append(("dancing arms: CoM held within / ZMP x moved",
+                 *(f"{runs[m]['dancing arms']['CoM horizontal deviation [m]'] * 1000:.1f} mm / "
+                   f"{runs[m]['dancing arms']['ZMP excursion x, y [m]'][0] * 1000:.0f} mm" for m in modes)))
+    rows.append(("lowest base height", *(f"{runs[m]['lowest base height [m]']:.3f} m" for m in modes)))
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+    lines = ["| " + " | ".join(cell.ljust(width) for cell, width in zip(row, widths)) + " |" for row in rows]
+    lines.insert(1, "|" + "|".join("-" * (width + 2) for width in widths) + "|")
+    text = "\n".join(lines)
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    (Path(folder) / "comparison.md").write_text(f"# Balance modes on the same pushes\n\n{text}\n")
+    return text

@@ -34,7 +34,7 @@ from humanoid_balance.nodes.mujoco_sim import MujocoSimNode
 from humanoid_balance.nodes.state_estimator import StateEstimatorNode
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
-__all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES"]
+__all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES", "BALANCE_MODES"]
 
 LEVEL_NAMES = {value: name for name, value in LEVELS.items()}
 SEVERITY = ("OK", "WARN", "STALE", "ERROR")
@@ -54,22 +54,31 @@ SIMULATION_OVERRIDES = {  # what sim.launch.py passes on top of the files: the p
 }
 
 
+BALANCE_MODES = {  # balance_mode → overrides, as sim.launch.py's balance_mode argument sets them
+    "kinematic": {},
+    "momentum": {"centroidal_balancer": ["mode:=momentum"], "loop_closure_mapper": ["command_interface:=impedance"],
+                 "mujoco_sim": ["command_interface:=impedance"]},
+}
+"""kinematic: Choi–Kim on position drives; momentum: Garofalo et al. on the actuators' joint impedance (the
+mapper's per-actuator stiffness, damping and feed-forward efforts), as a torque-controlled robot runs it."""
+
+
 def real_time_overrides(rate):
     """On top of SIMULATION_OVERRIDES: the plant free-running against the wall clock at ``rate`` [Hz]."""
     return {"mujoco_sim": ["real_time:=true", "lockstep:=false", f"publish_period:={1.0 / rate}"],
             "contact_estimator": [f"sample_rate:={float(rate)}"]}
 
 
-def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT):
+def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic"):
     """The five nodes by name, each with its parameter file, the robot's configuration (a bundled robot's name or
-    a directory written by ``humanoid-balance init``) and the simulation overrides (and the real-time ones when
-    ``real_time_rate`` [Hz] is given)."""
+    a directory written by ``humanoid-balance init``), the simulation overrides, the balance mode's (BALANCE_MODES)
+    and the real-time ones when ``real_time_rate`` [Hz] is given."""
     extra = real_time_overrides(real_time_rate) if real_time_rate else {}
     robot_file = robot_config_file(robot)
     nodes = {}
     for name, (factory, parameter_file) in SUITE.items():
         arguments = ["--ros-args", "--params-file", str(config_file(parameter_file)), "--params-file", str(robot_file)]
-        for override in SIMULATION_OVERRIDES.get(name, []) + extra.get(name, []):
+        for override in SIMULATION_OVERRIDES.get(name, []) + BALANCE_MODES[mode].get(name, []) + extra.get(name, []):
             arguments += ["-p", override]
         nodes[name] = factory(cli_args=arguments)
     return nodes
@@ -231,16 +240,17 @@ class Video:
 
 
 def run_demo(scenario, output, video=None, wall_timeout=None, progress=print, real_time_rate=None,
-             robot=DEFAULT_ROBOT):
-    """Run ``scenario`` on ``robot`` (a bundled robot's name or a directory written by ``humanoid-balance init``);
-    write the report folder ``output``; return (exit code, metrics, written paths).
+             robot=DEFAULT_ROBOT, mode="kinematic"):
+    """Run ``scenario`` on ``robot`` (a bundled robot's name or a directory written by ``humanoid-balance init``)
+    in balance ``mode`` (BALANCE_MODES); write the report folder ``output``; return (exit code, metrics, written
+    paths).
 
     ``real_time_rate`` [Hz]: run the plant free against the wall clock at that control rate instead of in lockstep.
     """
     rclpy.init(args=["--ros-args", "--log-level", "warn"])
     nodes = {}
     try:
-        nodes = build_suite(real_time_rate, robot)
+        nodes = build_suite(real_time_rate, robot, mode)
         plant, config = nodes["mujoco_sim"], nodes["centroidal_balancer"].robot_config
         for warning in plant.sim.warnings:
             progress(f"warning: {warning}")
@@ -253,7 +263,7 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=print, re
         for node in nodes.values():
             executor.add_node(node)
         pace = (f"running free against the wall clock at {real_time_rate:g} Hz" if real_time_rate else "in lockstep")
-        progress(f"humanoid_balance demo: {scenario.name} scenario on {Path(config.urdf_file).stem}, "
+        progress(f"humanoid_balance demo: {scenario.name} scenario on {Path(config.urdf_file).stem} in {mode} mode, "
                  f"{scenario.duration:g} s simulated, MuJoCo plant "
                  f"{pace} with state_estimator → contact_estimator → centroidal_balancer → loop_closure_mapper")
         started = time.monotonic()
@@ -267,7 +277,8 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=print, re
                 recorder.capture()
         wall = time.monotonic() - started
         figures = metrics(director.recording, scenario, wall, plant.push_duration)
-        figures["control"] = {"plant": f"free-running at {real_time_rate:g} Hz" if real_time_rate else "lockstep",
+        figures["control"] = {"mode": mode,
+                              "plant": f"free-running at {real_time_rate:g} Hz" if real_time_rate else "lockstep",
                               "actuator command rate achieved [Hz]": director.commands / wall}
         paths = write_report(output, director.recording, scenario, figures, director.feet)
         if recorder is not None and recorder.frames:

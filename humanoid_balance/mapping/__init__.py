@@ -1,4 +1,5 @@
 """Serial-equivalent joints ↔ actuators (no ROS)."""
 from humanoid_balance.mapping.actuator_map import ActuatorCommand, ActuatorMap
+from humanoid_balance.mapping.joint_impedance import IMPEDANCE_FIELDS
 
-__all__ = ["ActuatorCommand", "ActuatorMap"]
+__all__ = ["ActuatorCommand", "ActuatorMap", "IMPEDANCE_FIELDS"]

@@ -10,6 +10,9 @@
 - velocities: θ̇_a = (P J_m)⁻¹ q̇ (eq. 22), the actuated rows of ∂θ/∂q;
 - efforts: τ_a = J_mᵀ Pᵀ τ_j (eq. 23 inverted), then ball-screw force → motor torque τ_m = τ̄ L / (2π η) (eq. 47)
   for actuators configured so;
+- joint impedance, when the outputs' stiffness and damping are set: per-actuator gains, the diagonals of
+  Jᵀ K_q J and Jᵀ D_q J with J = P J_m (:mod:`~humanoid_balance.mapping.joint_impedance`), from the same
+  factorisation, bounded per actuator;
 - limits: actuator stroke, velocity and force limits clamp the result (counted); near a singularity,
   cond(P J_m) above ``max_condition``, the map refuses and the caller keeps its last safe command.
 Directly driven outputs (an actuated joint that is its own output) pass through unchanged.
@@ -20,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import lapack
 
+from humanoid_balance.mapping.joint_impedance import actuator_gains, coupling
 from humanoid_balance.model.actuators import ballscrew_motor_torque
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.continuation import continue_closure
@@ -27,7 +31,7 @@ from humanoid_balance.model.errors import SingularConfigurationError
 
 __all__ = ["ActuatorCommand", "ActuatorMap"]
 
-LIMITED = ("position", "velocity", "effort")
+LIMITED = ("position", "velocity", "effort", "stiffness", "damping")
 
 
 class ActuatorCommand(NamedTuple):
@@ -36,13 +40,18 @@ class ActuatorCommand(NamedTuple):
     effort: np.ndarray     # actuator force/torque, or motor torque for ball-screws so configured [N, N·m]
     clamped: tuple         # names of the limits applied this update, e.g. ("left_knee_actuator velocity",)
     condition_number: float
+    stiffness: np.ndarray = None  # joint impedance per actuator [N/m or N·m/rad] (None: no impedance set)
+    damping: np.ndarray = None    # [N·s/m or N·m·s/rad]
 
 
 class ActuatorMap:
     """Eqs. 22–23 and the position closure for one robot; keeps the last solution as warm start."""
 
     def __init__(self, robot, max_condition=200.0, efforts_as_motor_torques=False, tolerance=1e-12, max_iterations=20,
-                 prediction_tolerance=1e-6):
+                 prediction_tolerance=1e-6, impedance=None, max_gains=(np.inf, np.inf)):
+        """``impedance``: the outputs' (stiffness, damping) [N/m, N·m/rad; per second], each (n_out,) or a
+        [prismatic, revolute] pair; ``max_gains``: the actuators' largest (stiffness, damping), each a scalar,
+        (n_a,) or a [prismatic, revolute] pair."""
         self.robot = robot
         self.chain = ClosedChain(robot)
         self.max_condition = max_condition
@@ -60,7 +69,35 @@ class ActuatorMap:
                 effort[i] = min(effort[i], spec.force_limit)
             if efforts_as_motor_torques and spec is not None and spec.kind == "ballscrew":
                 self.torque_per_force[i] = ballscrew_motor_torque(1.0, spec.lead, spec.efficiency)
-        self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))  # (LIMITED, n_a)
+        zero = np.zeros(len(robot.actuated_names))
+        self.limits = (np.array([lower, -velocity, -effort, zero, zero]),  # (LIMITED, n_a)
+                       np.array([upper, velocity, effort, zero, zero]))
+        self.set_gain_limits(*max_gains)
+        self.identity = np.eye(len(robot.output_names))
+        self.output_gains = None   # (K_q, D_q), each (n_out,)
+        self.jacobian = None       # J = P J_m of the last update with impedance (n_out, n_a)
+        if impedance is not None:
+            self.set_impedance(*impedance)
+
+    def set_impedance(self, stiffness, damping):
+        """The outputs' joint impedance: (n_out,) arrays or [prismatic, revolute] pairs [N/m, N·m/rad; N·s/m,
+        N·m·s/rad]. Raises ValueError on negative or non-finite gains."""
+        gains = tuple(self.robot.per_kind(self.robot.output_names, values) for values in (stiffness, damping))
+        for label, values in zip(("stiffness", "damping"), gains):
+            if not np.all(np.isfinite(values)) or np.any(values < 0.0):
+                raise ValueError(f"impedance {label} must be finite and ≥ 0, got {values.tolist()}")
+        self.output_gains = gains
+
+    def set_gain_limits(self, max_stiffness, max_damping):
+        """The actuators' largest stiffness and damping: scalars, (n_a,) arrays or [prismatic, revolute] pairs."""
+        for row, bound in zip((3, 4), (max_stiffness, max_damping)):
+            self.limits[1][row] = self.robot.per_kind(self.robot.actuated_names, bound)
+
+    def coupling(self):
+        """What the per-actuator stiffness of the last update drops (:func:`joint_impedance.coupling`)."""
+        if self.jacobian is None:
+            return float("nan")
+        return coupling(self.jacobian, self.output_gains[0])
 
     def positions(self, outputs):
         """θ_a realising the outputs q (eq. 2 with q fixed), and the linearization it was found with.
@@ -95,7 +132,8 @@ class ActuatorMap:
         return q, lin
 
     def update(self, outputs, output_velocities, output_torques):
-        """One command: positions, velocities (eq. 22) and efforts (eq. 23), clamped to the actuator limits.
+        """One command: positions, velocities (eq. 22), efforts (eq. 23) and, with an impedance set, the
+        actuators' stiffness and damping, clamped to the actuator limits.
 
         Raises:
             ClosureError, SingularConfigurationError: nothing safe to output; keep the last command.
@@ -107,13 +145,19 @@ class ActuatorMap:
         if not condition <= self.max_condition:
             raise SingularConfigurationError(f"near a singularity: cond(P·J_m) = {condition:.3g} above "
                                              f"{self.max_condition:.3g}", condition, self.max_condition)
-        command = np.array([positions, inverse_PJ_m @ output_velocities,                   # eq. 22
-                            lapack.dgesv(inverse_PJ_m.T, output_torques)[2]])           # eq. 23 inverted: (P J_m)ᵀ τ_j
-        lower, upper = self.limits
+        lu, pivots, _ = lapack.dgetrf(inverse_PJ_m)
+        rows = [positions, inverse_PJ_m @ output_velocities,                                 # eq. 22
+                lapack.dgetrs(lu, pivots, output_torques, trans=1)[0]]                       # eq. 23: (P J_m)ᵀ τ_j
+        if self.output_gains is not None:
+            self.jacobian = lapack.dgetrs(lu, pivots, self.identity)[0]                      # P J_m
+            rows += actuator_gains(self.jacobian, *self.output_gains)
+        command = np.array(rows)
+        lower, upper = (bound[:len(rows)] for bound in self.limits)
         outside = (command < lower) | (command > upper)
         clamped = ()
         if outside.any():
             clamped = tuple(f"{self.robot.actuated_names[i]} {label}" for label, row in zip(LIMITED, outside)
                             for i in np.flatnonzero(row))
             np.clip(command, lower, upper, out=command)
-        return ActuatorCommand(command[0], command[1], command[2] * self.torque_per_force, clamped, condition)
+        gains = (command[3], command[4]) if self.output_gains is not None else (None, None)
+        return ActuatorCommand(command[0], command[1], command[2] * self.torque_per_force, clamped, condition, *gains)

@@ -87,6 +87,24 @@ class RobotModel:
     def effort_limits(self, names):
         return self.model.effortLimit[[self.joint_v_index(name) for name in names]].copy()
 
+    def prismatic(self, names):
+        """Whether each named joint is prismatic (else revolute), as a bool array: which of a [prismatic, revolute]
+        pair of gains or units applies to it."""
+        return np.array(["JointModelP" in self.model.joints[self.model.getJointId(name)].shortname()
+                         for name in names], dtype=bool)
+
+    def per_kind(self, names, values):
+        """``values`` for the named joints: a [prismatic, revolute] pair picked by each joint's kind, a scalar for
+        all, or already one value per joint (float array)."""
+        values = np.asarray(values, dtype=float)
+        if values.ndim == 0:
+            return np.full(len(names), float(values))
+        if values.shape == (2,) and len(names) != 2:
+            return np.where(self.prismatic(names), values[0], values[1])
+        if values.shape != (len(names),):
+            raise ValueError(f"give a [prismatic, revolute] pair or {len(names)} values, got {values.shape[0]}")
+        return values.astype(float, copy=True)
+
 
 def _suggest(name, candidates):
     close = difflib.get_close_matches(name, candidates, n=3)

@@ -17,7 +17,8 @@ only there, never in code. Units: SI (m, rad, N/m, N·m/rad).
     stance_joints, stance_positions  the standing configuration the plant starts in [rad, m]
     base_frame, imu_frame          root link (REP-105 base_link) and IMU frame ('' = root)
     drive_stiffness, drive_damping  the plant's position drives, [prismatic, revolute]
-    impedance_stiffness, impedance_damping  the plant's joint impedance interface, [prismatic, revolute]
+    impedance_stiffness, impedance_damping  joint impedance of the serial-equivalent outputs, [prismatic, revolute];
+                                   the mapper maps it onto the actuators (torque-controlled robots, momentum mode)
 """
 import difflib
 from dataclasses import dataclass, field

@@ -57,24 +57,26 @@ ROBOT_PARAMETERS = {  # name → what it is (model/robot_config.py); EMPTY_TYPES
     "base_frame": "root link (REP-105 base_link; '' = the URDF's root)", "imu_frame": "IMU frame ('' = root link)",
     "drive_stiffness": "plant position drives [N/m, N·m/rad] (prismatic, revolute)",
     "drive_damping": "plant position drives [N·s/m, N·m·s/rad] (prismatic, revolute)",
-    "impedance_stiffness": "plant joint impedance [N/m, N·m/rad] (prismatic, revolute)",
-    "impedance_damping": "plant joint impedance [N·s/m, N·m·s/rad] (prismatic, revolute)",
+    "impedance_stiffness": "joint impedance of the serial-equivalent outputs [N/m, N·m/rad] (prismatic, revolute); "
+                           "loop_closure_mapper maps it onto the actuators",
+    "impedance_damping": "joint impedance of the outputs [N·s/m, N·m·s/rad] (prismatic, revolute)",
 }
 EMPTY_TYPES = {"sole_rectangles": Parameter.Type.DOUBLE_ARRAY, "stance_positions": Parameter.Type.DOUBLE_ARRAY,
                "busy_limbs": Parameter.Type.STRING_ARRAY, "stance_joints": Parameter.Type.STRING_ARRAY}
 
 
-def declare_robot(node):
+def declare_robot(node, run_time=()):
     """Declare the robot configuration's parameters (:mod:`humanoid_balance.model.robot_config`; defaults: the
     bundled robot) and return the :class:`RobotConfig` they give. A ``--params-file`` written by ``humanoid-balance
-    init`` sets them all. Raises ModelFileError naming the parameter that is wrong."""
+    init`` sets them all; they are read-only but for the ``run_time`` ones, which the node validates and follows.
+    Raises ModelFileError naming the parameter that is wrong."""
     defaults = robot_config_parameters(load_robot_config(robot_config_file()))
 
     def declare(name, text, kind=None):
         default = defaults.get(name)
         if default in (None, []):
             default = kind or EMPTY_TYPES.get(name, Parameter.Type.STRING_ARRAY)
-        value = node.declare_parameter(name, default, describe(text, True)).value
+        value = node.declare_parameter(name, default, describe(text, name not in run_time)).value
         return [] if value is None else value
 
     values = {name: declare(name, text) for name, text in ROBOT_PARAMETERS.items()}

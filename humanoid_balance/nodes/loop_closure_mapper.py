@@ -1,35 +1,55 @@
 """loop_closure_mapper: serial-equivalent joint commands → linear-actuator commands (lifecycle node).
 
     balance/joint_command (JointState: outputs, position/velocity/effort) ─> ActuatorMap.update
-        ─> actuator_commands (std_msgs/Float64MultiArray in the `actuated` order: the field chosen by
-           `command_interface`, always full length and NaN-free — a ros2_control forward_command_controller's
-           shape), actuator_states (JointState with names, for people and plots), /diagnostics
+        ─> actuator_commands (std_msgs/Float64MultiArray in the `actuated` order, always full length and NaN-free:
+           the field chosen by `command_interface` — a ros2_control forward_command_controller's shape — or, for
+           `impedance`, five rows of it: position, velocity, effort, stiffness, damping),
+           actuator_commands/<field> (one Float64MultiArray per field, with `per_interface_topics`: one
+           forward_command_controller per command interface), actuator_states (JointState with names: position,
+           velocity, effort), /diagnostics
 
-Near a singularity (cond(P·J_m) > max_condition) or when the outputs cannot be realised, the last safe
-command is held and reported; limits clamp and are counted.
+Joint impedance: the outputs' stiffness and damping (`impedance_stiffness`, `impedance_damping`, per output kind,
+changeable at run time) become per-actuator gains through the loops (mapping/joint_impedance.py), bounded by
+`max_stiffness` and `max_damping` per actuator kind. Near a singularity (cond(P·J_m) > max_condition) or when the
+outputs cannot be realised, the last safe command is held and reported; limits clamp and are counted. No
+balance/joint_command for `command_timeout`: the last safe posture is held with zero velocity and zero
+feed-forward effort, never a stale torque.
 """
+import time
+
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from humanoid_balance.mapping import ActuatorMap
+from humanoid_balance.mapping import IMPEDANCE_FIELDS, ActuatorMap
 from humanoid_balance.model import ClosureError, ModelError, SingularConfigurationError, load_robot
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted,
                                            declare_robot, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import Float64ArrayWriter, JointStateReader, JointStateWriter
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
 
-INTERFACES = ("position", "velocity", "effort")
+INTERFACES = ("position", "velocity", "effort", "impedance")
+FIELDS = {"position": ("position",), "velocity": ("velocity",), "effort": ("effort",),
+          "impedance": IMPEDANCE_FIELDS}
+GAIN_PARAMETERS = ("impedance_stiffness", "impedance_damping", "max_stiffness", "max_damping")
 
 
 class LoopClosureMapperNode(LifecycleNode):
     def __init__(self, **node_options):
         super().__init__("loop_closure_mapper", **node_options)
-        self.robot_config = declare_robot(self)
+        self.robot_config = declare_robot(self, run_time=("impedance_stiffness", "impedance_damping"))
         self.declare_parameter("command_interface", "position",
-                               describe(f"field sent on actuator_commands: {' | '.join(INTERFACES)}"))
+                               describe(f"sent on actuator_commands: {' | '.join(INTERFACES)}"))
+        self.declare_parameter("max_stiffness", [1e6, 1e4], describe(
+            "largest actuator stiffness [N/m, N·m/rad] (prismatic, revolute)"))
+        self.declare_parameter("max_damping", [1e4, 1e2], describe(
+            "largest actuator damping [N·s/m, N·m·s/rad] (prismatic, revolute)"))
+        self.declare_parameter("per_interface_topics", False, describe(
+            "also publish each field on actuator_commands/<field> (one forward_command_controller each)", True))
+        self.declare_parameter("command_timeout", 0.1, describe(
+            "no balance/joint_command for this long: hold the posture with zero feed-forward [s]", True))
         self.declare_parameter("max_condition", 200.0, describe("refuse above this cond(P·J_m) (singularity)", True))
         self.declare_parameter("efforts_as_motor_torques", False,
                                describe("ball-screw efforts as motor torques [N·m] (eq. 47) instead of forces [N]",
@@ -44,17 +64,25 @@ class LoopClosureMapperNode(LifecycleNode):
         value = lambda name: self.get_parameter(name).value  # noqa: E731
         try:
             self.robot = load_robot(self.robot_config.urdf_file, self.robot_config.loops)
+            self.interface = checked_interface(value("command_interface"), value("efforts_as_motor_torques"))
             self.core = ActuatorMap(self.robot, max_condition=value("max_condition"),
-                                    efforts_as_motor_torques=value("efforts_as_motor_torques"))
-        except ModelError as error:
+                                    efforts_as_motor_torques=value("efforts_as_motor_torques"),
+                                    impedance=(value("impedance_stiffness"), value("impedance_damping")),
+                                    max_gains=(value("max_stiffness"), value("max_damping")))
+        except (ModelError, ValueError) as error:
             self.configuration_error = str(error)
             self.get_logger().error(f"configuration refused: {error}")
             return TransitionCallbackReturn.FAILURE
         self.reader = JointStateReader("balance/joint_command", self.robot.output_names, only_known=True)
-        self.commands = Float64ArrayWriter(len(self.robot.actuated_names))
+        actuators = len(self.robot.actuated_names)
+        self.commands = {interface: Float64ArrayWriter(actuators, fields if len(fields) > 1 else None)
+                         for interface, fields in FIELDS.items()}
+        self.field_writers = {field: Float64ArrayWriter(actuators) for field in IMPEDANCE_FIELDS}
         self.states = JointStateWriter(self.robot.actuated_names)
-        self.interface = value("command_interface")
         self.zeros = np.zeros(len(self.robot.output_names))
+        self.command_timeout = value("command_timeout")
+        self.last_command_time = None  # monotonic time of the last balance/joint_command [s]
+        self.holds = 0                 # timer ticks that held the posture for want of commands
         self.rate = RateMeter()
         self.timing = CallbackTiming()
         self.last_safe = None
@@ -65,23 +93,39 @@ class LoopClosureMapperNode(LifecycleNode):
         subscribe(self, JointState, "balance/joint_command", self.on_command, LATEST_QOS)
         self.command_publisher = self.create_lifecycle_publisher(Float64MultiArray, "actuator_commands", RELIABLE_QOS)
         self.state_publisher = self.create_lifecycle_publisher(JointState, "actuator_states", RELIABLE_QOS)
+        self.field_publishers = ({field: self.create_lifecycle_publisher(Float64MultiArray, f"actuator_commands/{field}",
+                                                                          RELIABLE_QOS) for field in IMPEDANCE_FIELDS}
+                                 if value("per_interface_topics") else {})
         self.diagnostics = Diagnostics(self, "mapping")
         timer(self, 1.0, self.publish_diagnostics)
+        timer(self, 0.25 * self.command_timeout, self.check_commands)
         return TransitionCallbackReturn.SUCCESS
 
     def on_set_parameters(self, parameters):
-        for parameter in parameters:
-            if parameter.name == "command_interface":
-                if parameter.value not in INTERFACES:
-                    return SetParametersResult(successful=False, reason=f"command_interface must be one of "
-                                               f"{INTERFACES}, got '{parameter.value}'")
-                if self.core is not None:
-                    self.interface = parameter.value
+        """Refuse a command interface or gains the map cannot take, with the reason; the node keeps its own."""
+        values = {parameter.name: parameter.value for parameter in parameters}
+        current = lambda name: values.get(name, self.get_parameter(name).value)  # noqa: E731
+        try:
+            if "command_interface" in values:
+                interface = checked_interface(values["command_interface"], current("efforts_as_motor_torques"))
+            for name in GAIN_PARAMETERS:
+                if name in values and (len(values[name]) != 2 or not all(np.isfinite(values[name]))
+                                       or min(values[name]) < 0.0):
+                    raise ValueError(f"{name} must be two finite values ≥ 0 (prismatic, revolute), got "
+                                     f"{list(values[name])}")
+            if self.core is not None and any(name in values for name in GAIN_PARAMETERS):
+                self.core.set_impedance(current("impedance_stiffness"), current("impedance_damping"))
+                self.core.set_gain_limits(current("max_stiffness"), current("max_damping"))
+        except ValueError as error:
+            return SetParametersResult(successful=False, reason=str(error))
+        if "command_interface" in values and self.core is not None:
+            self.interface = interface
         return SetParametersResult(successful=True)
 
     def on_command(self, message):
         timing = self.timing.begin()
         self.guard.check_stamp("balance/joint_command", message.header.stamp)
+        self.last_command_time = time.monotonic()
         positions, velocities, efforts, _ = self.reader.read(message)
         timing.lap()
         try:
@@ -105,8 +149,21 @@ class LoopClosureMapperNode(LifecycleNode):
         timing.lap()
         self.rate.tick()
 
+    def check_commands(self):
+        """No balance/joint_command for command_timeout: hold the last safe posture, zero velocity and effort."""
+        if self.last_safe is None or time.monotonic() - self.last_command_time <= self.command_timeout:
+            return
+        self.holds += 1
+        self.publish(self.get_clock().now().to_msg(), self.last_safe._replace(
+            velocity=np.zeros_like(self.last_safe.velocity), effort=np.zeros_like(self.last_safe.effort)))
+
     def publish(self, stamp, command):
-        self.command_publisher.publish(self.commands.fill(getattr(command, self.interface)))
+        fields = FIELDS[self.interface]
+        values = [getattr(command, field) for field in fields]
+        self.command_publisher.publish(self.commands[self.interface].fill(values if len(values) > 1 else values[0]))
+        for field, value in zip(fields, values):
+            if field in self.field_publishers:
+                self.field_publishers[field].publish(self.field_writers[field].fill(value))
         if self.state_publisher.get_subscription_count():  # for people and plots: only when someone listens
             self.state_publisher.publish(self.states.fill(stamp, command.position, command.velocity, command.effort))
 
@@ -114,15 +171,34 @@ class LoopClosureMapperNode(LifecycleNode):
         if self.core is None:
             return
         values = {"update rate [Hz]": self.rate.hz, "cond(P·J_m)": self.condition, "refused updates": self.refusals,
-                  "clamped values": self.clamps, "command interface": self.interface}
+                  "clamped values": self.clamps, "command interface": self.interface,
+                  "posture holds (no balance/joint_command)": self.holds}
+        if self.interface == "impedance" and self.last_safe is not None:
+            values.update({"actuator stiffness min / max": f"{self.last_safe.stiffness.min():.4g} / "
+                                                            f"{self.last_safe.stiffness.max():.4g}",
+                           "stiffness coupling dropped (per-actuator gains)": self.core.coupling()})
         values.update(self.timing.figures())
         values.update(self.guard.figures())
+        stale = self.last_command_time is not None and time.monotonic() - self.last_command_time > self.command_timeout
         if self.problem is not None:
             self.diagnostics.publish("WARN", self.problem, values)
+        elif stale:
+            self.diagnostics.publish("WARN", "balance/joint_command stale: holding the posture with zero "
+                                     "feed-forward", values)
         elif self.last_safe is None:
             self.diagnostics.publish("WARN", "waiting for balance/joint_command", values)
         else:
             self.diagnostics.publish("OK", "mapping", values)
+
+
+def checked_interface(interface, efforts_as_motor_torques):
+    """The command interface, or ValueError naming the parameter and the choices."""
+    if interface not in INTERFACES:
+        raise ValueError(f"parameter command_interface: '{interface}' is not one of {', '.join(INTERFACES)}")
+    if interface == "impedance" and efforts_as_motor_torques:
+        raise ValueError("parameter command_interface: impedance gains are in actuator units (N/m for ball screws); "
+                         "it cannot be combined with efforts_as_motor_torques")
+    return interface
 
 
 def main(args=None):

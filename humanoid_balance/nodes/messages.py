@@ -10,7 +10,7 @@ import numpy as np
 from geometry_msgs.msg import Point, PointStamped, Vector3, WrenchStamped
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 
 __all__ = ["RejectedMessage", "finite", "stamp_seconds", "JointStateReader", "Float64Buffer", "JointStateWriter",
            "Float64ArrayWriter", "OdometryWriter", "WrenchWriter", "point_message", "wrench_message",
@@ -133,14 +133,20 @@ class JointStateWriter:
 
 class Float64ArrayWriter:
     """One std_msgs/Float64MultiArray of fixed length (a forward_command_controller's command), refilled per
-    publish."""
+    publish. With ``rows`` (their names), ``length`` values per row, row-major, the layout naming both dimensions."""
 
-    def __init__(self, length):
+    def __init__(self, length, rows=None):
         self.message = Float64MultiArray()
-        self.buffer = Float64Buffer(length)
+        if rows:
+            self.message.layout.dim = [
+                MultiArrayDimension(label=",".join(rows), size=len(rows), stride=len(rows) * length),
+                MultiArrayDimension(label="actuators", size=length, stride=length)]
+        self.buffer = Float64Buffer(length * (len(rows) if rows else 1))
 
     def fill(self, values):
-        self.message.data = self.buffer.fill(values)
+        """``values``: (length,), or (rows, length) with rows."""
+        self.buffer.view.reshape(np.shape(values))[:] = values
+        self.message.data = self.buffer.array
         return self.message
 
 

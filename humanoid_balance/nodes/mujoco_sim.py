@@ -1,7 +1,9 @@
 """mujoco_sim: the embedded MuJoCo plant as a robot on ROS topics.
 
-    actuator_commands (Float64MultiArray, `actuated` order) ─┐
-    sim/push (WrenchStamped: frame_id = body, '' = root)    ┴─> Simulation.step
+    actuator_commands (Float64MultiArray, `actuated` order; ─┐
+      impedance: rows position, velocity, effort,            │
+      stiffness, damping)                                    │
+    sim/push (WrenchStamped: frame_id = body, '' = root) ────┴─> Simulation.step
         ─> joint_states (JointState: actuated + measured passive joints, with noise and bias), imu (Imu),
            <foot>/wrench (WrenchStamped, foot F/T sensors when enabled), sim/odom (Odometry, ground truth),
            sim/com (PointStamped), sim/linear_momentum and sim/angular_momentum (Vector3Stamped, world axes, about
@@ -34,7 +36,7 @@ from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS,
 from humanoid_balance.nodes.messages import (JointStateWriter, OdometryWriter, RejectedMessage, WrenchWriter, finite,
                                              point_message, vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
-from humanoid_balance.sim import INTERFACES, Simulation
+from humanoid_balance.sim import IMPEDANCE_FIELDS, INTERFACES, Simulation
 
 
 
@@ -73,6 +75,9 @@ class MujocoSimNode(Node):
         for warning in self.sim.warnings:
             self.get_logger().warning(warning)
         spec = load_loop_closures(config.loops) if config.loops else None
+        if self.interface not in INTERFACES:
+            raise ValueError(f"parameter command_interface: '{self.interface}' is not one of {', '.join(INTERFACES)}")
+        self.command_length = len(self.sim.actuators) * (len(IMPEDANCE_FIELDS) if self.interface == "impedance" else 1)
         self.joint_names = list(self.sim.actuators) + ([n for n in spec.measured_passive if n not in self.sim.actuators]
                                                        if spec else [])
         self.soles = soles
@@ -116,9 +121,10 @@ class MujocoSimNode(Node):
 
     def on_command(self, message):
         values = finite(message.data, "actuator_commands", "data")
-        if len(values) != len(self.sim.actuators):
+        if len(values) != self.command_length:
             raise RejectedMessage("length_mismatch", f"actuator_commands: {len(values)} values for "
-                                  f"{len(self.sim.actuators)} actuators")
+                                  f"{len(self.sim.actuators)} actuators with the {self.interface} interface "
+                                  f"({self.command_length // len(self.sim.actuators)} per actuator)")
         self.sim.set_command(self.interface, values)
         if self.awaiting_since is not None:
             self.awaiting_since = None

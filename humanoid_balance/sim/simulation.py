@@ -3,8 +3,8 @@
 The actuators are driven like ros2_control's forward_command_controller targets: ``position`` commands go
 through a stiff PD drive, ``velocity`` through a damping drive, ``effort`` directly — each as MuJoCo actuator
 gain and bias (force = gain·ctrl + bias₀ + bias₁·q + bias₂·q̇), integrated implicitly and force-limited. The
-``impedance`` interface takes all three at once, as a torque-controlled robot's joint impedance does:
-force = K (q_d − q) + D (q̇_d − q̇) + τ_ff.
+``impedance`` interface takes all three at once with each actuator's gains, as a torque-controlled robot's joint
+impedance does: force = K (q_d − q) + D (q̇_d − q̇) + τ_ff.
 Units: SI; quaternions are (x, y, z, w).
 """
 from typing import NamedTuple
@@ -12,12 +12,14 @@ from typing import NamedTuple
 import mujoco
 import numpy as np
 
+from humanoid_balance.mapping.joint_impedance import IMPEDANCE_FIELDS
 from humanoid_balance.model import load_robot
 from humanoid_balance.sim.model import build_mujoco_model
 
 __all__ = ["Simulation", "GroundTruth", "INTERFACES"]
 
-INTERFACES = ("position", "velocity", "effort")  # forwarded commands; see also set_impedance_command
+INTERFACES = ("position", "velocity", "effort", "impedance")
+"""Command interfaces: one value per actuator for the first three; ``impedance`` takes five (IMPEDANCE_FIELDS)."""
 
 
 class GroundTruth(NamedTuple):
@@ -46,8 +48,6 @@ class Simulation:
         stiffness, damping: (prismatic, revolute) position drive gains: [N/m, N·m/rad] and [N·s/m, N·m·s/rad].
             Ball-screw drives are stiff; a direct-drive arm joint at ball-screw gains would chatter against its
             torque limit.
-        impedance: (stiffness, damping) of the ``impedance`` interface, each (prismatic, revolute), same units:
-            a compliant joint impedance, so that the feed-forward efforts do the balancing.
         reference: joint name → starting value [rad or m], overriding the robot's reference configuration (e.g.
             bent knees for a serial robot, whose reference is its zero configuration).
         sole_rectangles, package_dirs: see :func:`build_mujoco_model`.
@@ -57,7 +57,7 @@ class Simulation:
 
     def __init__(self, urdf_path, loops_path=None, soles=(), force_torque_sensors=False,
                  timestep=0.0005, friction=1.0, stiffness=(2e5, 1e4), damping=(2e3, 100.0),
-                 impedance=((2e4, 50.0), (200.0, 3.0)), reference=None, sole_rectangles=None, package_dirs=()):
+                 reference=None, sole_rectangles=None, package_dirs=()):
         robot = load_robot(urdf_path, loops_path)
         self.model, _, self.warnings = build_mujoco_model(robot, soles, friction, force_torque_sensors, timestep,
                                                           sole_rectangles=sole_rectangles, package_dirs=package_dirs)
@@ -78,7 +78,6 @@ class Simulation:
         revolute = np.array([self.model.jnt_type[self.model.actuator_trnid[i, 0]] == mujoco.mjtJoint.mjJNT_HINGE
                              for i in range(self.model.nu)], dtype=int)
         self.stiffness, self.damping = np.take(stiffness, revolute), np.take(damping, revolute)
-        self.impedance_stiffness, self.impedance_damping = (np.take(gains, revolute) for gains in impedance)
         self.interface = None
         self.push_until, self.push_body = -1.0, None
         self._joint_index_cache = {}  # joint names → their qpos, qvel and actuator indices
@@ -105,7 +104,7 @@ class Simulation:
         """The plant of a :class:`~humanoid_balance.model.robot_config.RobotConfig`: its files, soles, stance and
         drive gains; ``options`` go to the constructor (e.g. ``timestep``, ``force_torque_sensors``)."""
         return cls(config.urdf_file, config.loops, config.soles, stiffness=config.drive_stiffness,
-                   damping=config.drive_damping, impedance=(config.impedance_stiffness, config.impedance_damping),
+                   damping=config.drive_damping,
                    reference={**config.stance, **options.pop("reference", {})},
                    sole_rectangles=config.sole_rectangles or None, **options)
 
@@ -124,9 +123,17 @@ class Simulation:
         return float(self.data.time)
 
     def set_command(self, interface, values):
-        """Targets for every actuator, in ``self.actuators`` order (``position`` | ``velocity`` | ``effort``)."""
+        """Targets for every actuator, in ``self.actuators`` order (``position`` | ``velocity`` | ``effort``), or
+        for ``impedance`` the (5, n) rows of IMPEDANCE_FIELDS (see :meth:`set_impedance_command`)."""
         if interface not in INTERFACES:
             raise ValueError(f"interface must be one of {INTERFACES}, got '{interface}'")
+        if interface == "impedance":
+            values = np.asarray(values, dtype=float)
+            if values.size != len(IMPEDANCE_FIELDS) * len(self.actuators):
+                raise ValueError(f"{values.size} values for the impedance of {len(self.actuators)} actuators: give "
+                                 f"{len(IMPEDANCE_FIELDS)} rows ({', '.join(IMPEDANCE_FIELDS)}) of {len(self.actuators)}")
+            self.set_impedance_command(*values.reshape(len(IMPEDANCE_FIELDS), -1))
+            return
         values = self._per_actuator(values)
         if interface != self.interface:
             zero, one = np.zeros(len(self.actuators)), np.ones(len(self.actuators))
@@ -138,13 +145,17 @@ class Simulation:
             self.interface = interface
         self.data.ctrl[:] = values
 
-    def set_impedance_command(self, position, velocity, effort):
+    def set_impedance_command(self, position, velocity, effort, stiffness, damping):
         """Joint impedance for every actuator: force = K (q_d − q) + D (q̇_d − q̇) + τ_ff, clipped to the force
-        limit; K and D are the ``impedance`` gains [N/m, N·m/rad; N·s/m, N·m·s/rad], τ_ff [N, N·m]."""
-        position, velocity, effort = (self._per_actuator(values) for values in (position, velocity, effort))
-        self.model.actuator_gainprm[:, 0] = self.impedance_stiffness
-        self.model.actuator_biasprm[:, :3] = np.column_stack([effort + self.impedance_damping * velocity,
-                                                              -self.impedance_stiffness, -self.impedance_damping])
+        limit; per actuator K [N/m, N·m/rad], D [N·s/m, N·m·s/rad], τ_ff [N, N·m]."""
+        position, velocity, effort, stiffness, damping = (self._per_actuator(values) for values in
+                                                          (position, velocity, effort, stiffness, damping))
+        bias = self.model.actuator_biasprm
+        self.model.actuator_gainprm[:, 0] = stiffness
+        np.multiply(damping, velocity, out=bias[:, 0])
+        bias[:, 0] += effort
+        np.negative(stiffness, out=bias[:, 1])
+        np.negative(damping, out=bias[:, 2])
         self.interface = "impedance"
         self.data.ctrl[:] = position
 
