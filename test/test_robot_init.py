@@ -64,14 +64,18 @@ def test_wrong_foot_link_is_one_line_naming_it(capsys):
 
 
 @pytest.mark.dds
-def test_short_demo_stands_and_recovers_the_pushes_on_talos(talos, tmp_path):
+def test_short_demo_stands_and_recovers_the_pushes_on_talos_in_both_modes(talos, tmp_path):
+    """Kinematic mode on position drives, momentum mode on TALOS's joint impedance (torque-controlled, as the real
+    robot), both from the configuration init wrote."""
     _, folder, _ = talos
-    assert main(["demo", "--scenario", "short", "--robot", str(folder), "--output", str(tmp_path)]) == 0
-    figures = json.loads((tmp_path / "metrics.json").read_text())
-    assert not figures["fell"]
-    for push in figures["pushes"]:
-        assert push["impulse [N·s]"] > 9.0  # scaled to TALOS's 90 kg
-        assert push["CoM peak excursion [m]"] < 0.05 and push["settling time to 5 mm [s]"] < 2.0
+    assert main(["demo", "--scenario", "short", "--mode", "both", "--robot", str(folder), "--output",
+                 str(tmp_path)]) == 0
+    for mode in ("kinematic", "momentum"):
+        figures = json.loads((tmp_path / mode / "metrics.json").read_text())
+        assert not figures["fell"] and figures["all nodes OK"], (mode, figures["nodes"])
+        for push in figures["pushes"]:
+            assert push["impulse [N·s]"] > 9.0  # scaled to TALOS's 90 kg
+            assert push["CoM peak excursion [m]"] < 0.05 and push["settling time to 5 mm [s]"] < 2.0, (mode, push)
 
 
 def test_demo_with_a_wrong_robot_folder_is_one_line(tmp_path, capsys):

@@ -295,7 +295,8 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=print, re
 def summary(figures, paths, out=sys.stdout):
     """The console summary: verdict, the headline figures, the files."""
     verdict = "PASSED" if figures["success"] else "FAILED"
-    lines = [f"\n{verdict}: {'no fall' if not figures['fell'] else 'the robot fell'}, ZMP "
+    fell = "the robot fell" if figures["fell"] else "no fall"
+    lines = [f"\n{verdict} ({figures['control']['mode']} mode): {fell}, ZMP "
              f"{'inside' if figures['zmp inside the support polygon'] else 'OUTSIDE'} the support polygon, "
              f"nodes {'all OK' if figures['all nodes OK'] else figures['nodes']}",
              f"  simulated {figures['simulated time [s]']:.1f} s in {figures['wall time [s]']:.1f} s "
