@@ -13,7 +13,8 @@ the same topics, parameters and remaps.
 A torque-controlled robot runs ``balance_mode:=momentum``: the mapper then sends each actuator's joint impedance
 (``command_interface:=auto`` picks ``impedance`` for momentum mode, ``position`` otherwise) — on commands_topic as
 five rows (position, velocity, effort, stiffness, damping) and, with ``per_interface_topics:=true``, one
-Float64MultiArray per field on actuator_commands/<field>, to remap onto one forward_command_controller each.
+Float64MultiArray per field on ``<field>_commands_topic`` (default /<field>_controller/commands), one
+forward_command_controller each.
 """
 import tempfile
 
@@ -25,12 +26,14 @@ from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
+FIELDS = ("position", "velocity", "effort", "stiffness", "damping")  # a joint-impedance command, per_interface_topics
 NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")
 REMAPS = {  # node → (its topic, the launch argument naming the topic it is remapped to)
     "state_estimator": (("joint_states", "joint_states_topic"), ("imu", "imu_topic")),
     "contact_estimator": (("left_foot/wrench", "left_wrench_topic"), ("right_foot/wrench", "right_wrench_topic")),
     "centroidal_balancer": (),
-    "loop_closure_mapper": (("actuator_commands", "commands_topic"),),
+    "loop_closure_mapper": (("actuator_commands", "commands_topic"),
+                            *((f"actuator_commands/{field}", f"{field}_commands_topic") for field in FIELDS)),
 }
 OVERRIDES = {  # node → (its parameter, the launch argument giving it), on top of config/<node>.yaml
     "state_estimator": (),
@@ -119,7 +122,10 @@ def generate_launch_description():
                                           "position) | position | velocity | effort | impedance"),
         DeclareLaunchArgument("per_interface_topics", default_value="false", choices=["true", "false"],
                               description="also one Float64MultiArray per command field on "
-                                          "actuator_commands/<field> (one forward_command_controller each)"),
+                                          "<field>_commands_topic (one forward_command_controller each)"),
+        *(DeclareLaunchArgument(f"{field}_commands_topic", default_value=f"/{field}_controller/commands",
+                                description=f"per_interface_topics: the {field} command's forward_command_controller "
+                                            "input") for field in FIELDS),
         DeclareLaunchArgument("use_sim_time", default_value="false", description="follow /clock"),
         DeclareLaunchArgument("composed", default_value="false", choices=["true", "false"],
                               description="the four nodes in one process (balance_stack) instead of four"),
