@@ -24,6 +24,7 @@ EXPERIMENTS = {  # name → module, in the issue's order
     "inertia": "inertia_comparison",
     "dds": "dds_loop",
     "cores": "cores",
+    "nodes_push": "push_through_nodes",
 }
 
 
