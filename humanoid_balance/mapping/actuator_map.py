@@ -82,11 +82,16 @@ class ActuatorMap:
     def set_impedance(self, stiffness, damping):
         """The outputs' joint impedance: (n_out,) arrays or [prismatic, revolute] pairs [N/m, N·m/rad; N·s/m,
         N·m·s/rad]. Raises ValueError on negative or non-finite gains."""
-        gains = tuple(self.robot.per_kind(self.robot.output_names, values) for values in (stiffness, damping))
-        for label, values in zip(("stiffness", "damping"), gains):
+        gains = []
+        for label, values in (("stiffness", stiffness), ("damping", damping)):
+            try:
+                values = self.robot.per_kind(self.robot.output_names, values)
+            except ValueError as error:
+                raise ValueError(f"impedance_{label}: {error}") from None
             if not np.all(np.isfinite(values)) or np.any(values < 0.0):
-                raise ValueError(f"impedance {label} must be finite and ≥ 0, got {values.tolist()}")
-        self.output_gains = gains
+                raise ValueError(f"impedance_{label} must be finite and ≥ 0, got {values.tolist()}")
+            gains.append(values)
+        self.output_gains = tuple(gains)
 
     def set_gain_limits(self, max_stiffness, max_damping):
         """The actuators' largest stiffness and damping: scalars, (n_a,) arrays or [prismatic, revolute] pairs."""

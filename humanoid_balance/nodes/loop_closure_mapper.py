@@ -15,8 +15,6 @@ outputs cannot be realised, the last safe command is held and reported; limits c
 balance/joint_command for `command_timeout`: the last safe posture is held with zero velocity and zero
 feed-forward effort, never a stale torque.
 """
-import time
-
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
@@ -81,7 +79,7 @@ class LoopClosureMapperNode(LifecycleNode):
         self.states = JointStateWriter(self.robot.actuated_names)
         self.zeros = np.zeros(len(self.robot.output_names))
         self.command_timeout = value("command_timeout")
-        self.last_command_time = None  # monotonic time of the last balance/joint_command [s]
+        self.last_command_time = None  # node-clock time of the last balance/joint_command [s] (simulated with /clock)
         self.holds = 0                 # timer ticks that held the posture for want of commands
         self.rate = RateMeter()
         self.timing = CallbackTiming()
@@ -125,7 +123,7 @@ class LoopClosureMapperNode(LifecycleNode):
     def on_command(self, message):
         timing = self.timing.begin()
         self.guard.check_stamp("balance/joint_command", message.header.stamp)
-        self.last_command_time = time.monotonic()
+        self.last_command_time = self.now()
         positions, velocities, efforts, _ = self.reader.read(message)
         timing.lap()
         try:
@@ -149,9 +147,16 @@ class LoopClosureMapperNode(LifecycleNode):
         timing.lap()
         self.rate.tick()
 
+    def now(self):
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def stale(self):
+        """No balance/joint_command for command_timeout on the node's clock (a plant in lockstep is never late)."""
+        return self.last_command_time is not None and self.now() - self.last_command_time > self.command_timeout
+
     def check_commands(self):
-        """No balance/joint_command for command_timeout: hold the last safe posture, zero velocity and effort."""
-        if self.last_safe is None or time.monotonic() - self.last_command_time <= self.command_timeout:
+        """Stale commands: hold the last safe posture with zero velocity and zero feed-forward effort."""
+        if self.last_safe is None or not self.stale():
             return
         self.holds += 1
         self.publish(self.get_clock().now().to_msg(), self.last_safe._replace(
@@ -179,10 +184,9 @@ class LoopClosureMapperNode(LifecycleNode):
                            "stiffness coupling dropped (per-actuator gains)": self.core.coupling()})
         values.update(self.timing.figures())
         values.update(self.guard.figures())
-        stale = self.last_command_time is not None and time.monotonic() - self.last_command_time > self.command_timeout
         if self.problem is not None:
             self.diagnostics.publish("WARN", self.problem, values)
-        elif stale:
+        elif self.stale():
             self.diagnostics.publish("WARN", "balance/joint_command stale: holding the posture with zero "
                                      "feed-forward", values)
         elif self.last_safe is None:
