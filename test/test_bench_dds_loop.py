@@ -42,9 +42,9 @@ def test_smoke_rows_agree_with_the_commanded_rate_and_duration():
 def test_a_node_that_dies_at_start_up_is_named_with_its_output(monkeypatch):
     arguments = dds_loop.ros_arguments
 
-    def broken_estimator(name, rate, directory):
+    def broken_estimator(name, rate, directory, *rest):
         extra = ["-p", "urdf_file:=/nonexistent/robot.urdf"] if name == "state_estimator" else []
-        return arguments(name, rate, directory) + extra
+        return arguments(name, rate, directory, *rest) + extra
 
     monkeypatch.setattr(dds_loop, "ros_arguments", broken_estimator)
     with pytest.raises(RuntimeError, match=r"state_estimator exited with code [1-9]") as error:
