@@ -36,7 +36,8 @@ def test_suite_keeps_kangaroo_like_standing(tmp_path):
     zmp = probe.record(PointStamped, "zmp")
     polygon = probe.record(PolygonStamped, "support_polygon")
     try:
-        assert probe.spin_until(lambda: len(zmp) > 10, 30.0), {n: stop(p)[2][-500:] for n, p in processes.items()}
+        assert probe.spin_until(lambda: len(zmp) > 10 and odom, 30.0), {n: stop(p)[2][-500:]
+                                                                         for n, p in processes.items()}
         started = stamp_seconds(odom[-1].header.stamp)
         assert probe.spin_until(lambda: stamp_seconds(odom[-1].header.stamp) - started > 5.0, 60.0)
         heights = np.array([m.pose.pose.position.z for m in odom])

@@ -202,8 +202,13 @@ class LoopProbe:
 
 
 def ros_environment():
-    return {"ROS_DOMAIN_ID": str(1 + os.getpid() % 100),  # 1..100: 0 is the interactive default
-            "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}
+    """A DDS domain of the run's own (1..100; 0 is the interactive default), away from the caller's: no other
+    node of this process's session (a test session's, a user's) can publish into the loop."""
+    caller = int(os.environ.get("ROS_DOMAIN_ID", "0") or 0)
+    domain = 1 + (os.getpid() + 50) % 100
+    if domain == caller:
+        domain = 1 + domain % 100
+    return {"ROS_DOMAIN_ID": str(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}
 
 
 def wait_for(probe, nodes, condition, what):
