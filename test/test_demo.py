@@ -6,7 +6,6 @@ recovered (settled within 2.5 s), every report file has content, and the two mod
 import json
 import subprocess
 
-import numpy as np
 import pytest
 
 from humanoid_balance.resources import executable

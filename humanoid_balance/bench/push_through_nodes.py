@@ -8,8 +8,6 @@ see the same pushes. Units: SI.
 """
 import tempfile
 
-import numpy as np
-
 from humanoid_balance.bench.closed_loop import robot_config
 from humanoid_balance.bench.results import Result
 from humanoid_balance.demo.runner import run_demo

@@ -17,10 +17,13 @@ ball screws and N·m/rad for rotary actuators; D alike per second.
 """
 import numpy as np
 
-__all__ = ["IMPEDANCE_FIELDS", "actuator_gains", "coupling"]
+__all__ = ["COMMAND_FIELDS", "IMPEDANCE_FIELDS", "actuator_gains", "coupling"]
 
 IMPEDANCE_FIELDS = ("position", "velocity", "effort", "stiffness", "damping")
 """A joint-impedance command per actuator, in this order (ros2_control command interfaces of these names)."""
+COMMAND_FIELDS = {"position": ("position",), "velocity": ("velocity",), "effort": ("effort",),
+                  "impedance": IMPEDANCE_FIELDS}
+"""Actuator command interface → the fields it sends per actuator, one row of values each."""
 
 
 def actuator_gains(jacobian, output_stiffness, output_damping):

@@ -21,16 +21,14 @@ from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from humanoid_balance.mapping import IMPEDANCE_FIELDS, ActuatorMap
+from humanoid_balance.mapping import COMMAND_FIELDS, IMPEDANCE_FIELDS, ActuatorMap
 from humanoid_balance.model import ClosureError, ModelError, SingularConfigurationError, load_robot
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted,
                                            declare_robot, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import Float64ArrayWriter, JointStateReader, JointStateWriter
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
 
-INTERFACES = ("position", "velocity", "effort", "impedance")
-FIELDS = {"position": ("position",), "velocity": ("velocity",), "effort": ("effort",),
-          "impedance": IMPEDANCE_FIELDS}
+INTERFACES = tuple(COMMAND_FIELDS)
 GAIN_PARAMETERS = ("impedance_stiffness", "impedance_damping", "max_stiffness", "max_damping")
 
 
@@ -74,8 +72,7 @@ class LoopClosureMapperNode(LifecycleNode):
         self.reader = JointStateReader("balance/joint_command", self.robot.output_names, only_known=True)
         actuators = len(self.robot.actuated_names)
         self.commands = {interface: Float64ArrayWriter(actuators, fields if len(fields) > 1 else None)
-                         for interface, fields in FIELDS.items()}
-        self.field_writers = {field: Float64ArrayWriter(actuators) for field in IMPEDANCE_FIELDS}
+                         for interface, fields in COMMAND_FIELDS.items()}
         self.states = JointStateWriter(self.robot.actuated_names)
         self.zeros = np.zeros(len(self.robot.output_names))
         self.command_timeout = value("command_timeout")
@@ -91,9 +88,10 @@ class LoopClosureMapperNode(LifecycleNode):
         subscribe(self, JointState, "balance/joint_command", self.on_command, LATEST_QOS)
         self.command_publisher = self.create_lifecycle_publisher(Float64MultiArray, "actuator_commands", RELIABLE_QOS)
         self.state_publisher = self.create_lifecycle_publisher(JointState, "actuator_states", RELIABLE_QOS)
-        self.field_publishers = ({field: self.create_lifecycle_publisher(Float64MultiArray, f"actuator_commands/{field}",
-                                                                          RELIABLE_QOS) for field in IMPEDANCE_FIELDS}
-                                 if value("per_interface_topics") else {})
+        self.field_outputs = {  # field → (publisher, message writer), with per_interface_topics
+            field: (self.create_lifecycle_publisher(Float64MultiArray, f"actuator_commands/{field}", RELIABLE_QOS),
+                    Float64ArrayWriter(actuators))
+            for field in (IMPEDANCE_FIELDS if value("per_interface_topics") else ())}
         self.diagnostics = Diagnostics(self, "mapping")
         timer(self, 1.0, self.publish_diagnostics)
         timer(self, 0.25 * self.command_timeout, self.check_commands)
@@ -163,12 +161,13 @@ class LoopClosureMapperNode(LifecycleNode):
             velocity=np.zeros_like(self.last_safe.velocity), effort=np.zeros_like(self.last_safe.effort)))
 
     def publish(self, stamp, command):
-        fields = FIELDS[self.interface]
+        fields = COMMAND_FIELDS[self.interface]
         values = [getattr(command, field) for field in fields]
         self.command_publisher.publish(self.commands[self.interface].fill(values if len(values) > 1 else values[0]))
         for field, value in zip(fields, values):
-            if field in self.field_publishers:
-                self.field_publishers[field].publish(self.field_writers[field].fill(value))
+            if field in self.field_outputs:
+                publisher, writer = self.field_outputs[field]
+                publisher.publish(writer.fill(value))
         if self.state_publisher.get_subscription_count():  # for people and plots: only when someone listens
             self.state_publisher.publish(self.states.fill(stamp, command.position, command.velocity, command.effort))
 

@@ -142,10 +142,15 @@ class Float64ArrayWriter:
                 MultiArrayDimension(label=",".join(rows), size=len(rows), stride=len(rows) * length),
                 MultiArrayDimension(label="actuators", size=length, stride=length)]
         self.buffer = Float64Buffer(length * (len(rows) if rows else 1))
+        self.rows = self.buffer.view.reshape(len(rows), length) if rows else None
 
     def fill(self, values):
-        """``values``: (length,), or (rows, length) with rows."""
-        self.buffer.view.reshape(np.shape(values))[:] = values
+        """``values``: (length,), or one (length,) array per row with rows."""
+        if self.rows is None:
+            self.buffer.view[:] = values
+        else:
+            for row, value in zip(self.rows, values):
+                row[:] = value
         self.message.data = self.buffer.array
         return self.message
 

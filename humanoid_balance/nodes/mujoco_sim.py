@@ -36,7 +36,8 @@ from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS,
 from humanoid_balance.nodes.messages import (JointStateWriter, OdometryWriter, RejectedMessage, WrenchWriter, finite,
                                              point_message, vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
-from humanoid_balance.sim import IMPEDANCE_FIELDS, INTERFACES, Simulation
+from humanoid_balance.mapping import COMMAND_FIELDS
+from humanoid_balance.sim import INTERFACES, Simulation
 
 
 
@@ -68,6 +69,8 @@ class MujocoSimNode(Node):
             "ground_truth_rate", 100.0, describe("rate of the sim/ ground truth [Hz of simulated time]; ≤ 0: every "
                                                  "tick")).value)
 
+        if self.interface not in INTERFACES:
+            raise ValueError(f"parameter command_interface: '{self.interface}' is not one of {', '.join(INTERFACES)}")
         package_dirs = self.declare_parameter("package_dirs", Parameter.Type.STRING_ARRAY, describe(
             "where package:// meshes are looked up before ROS_PACKAGE_PATH", True)).value or []
         self.sim = Simulation.from_config(config, force_torque_sensors=ft, timestep=timestep,
@@ -75,9 +78,7 @@ class MujocoSimNode(Node):
         for warning in self.sim.warnings:
             self.get_logger().warning(warning)
         spec = load_loop_closures(config.loops) if config.loops else None
-        if self.interface not in INTERFACES:
-            raise ValueError(f"parameter command_interface: '{self.interface}' is not one of {', '.join(INTERFACES)}")
-        self.command_length = len(self.sim.actuators) * (len(IMPEDANCE_FIELDS) if self.interface == "impedance" else 1)
+        self.command_length = len(self.sim.actuators) * len(COMMAND_FIELDS[self.interface])
         self.joint_names = list(self.sim.actuators) + ([n for n in spec.measured_passive if n not in self.sim.actuators]
                                                        if spec else [])
         self.soles = soles

@@ -12,13 +12,13 @@ from typing import NamedTuple
 import mujoco
 import numpy as np
 
-from humanoid_balance.mapping.joint_impedance import IMPEDANCE_FIELDS
+from humanoid_balance.mapping.joint_impedance import COMMAND_FIELDS, IMPEDANCE_FIELDS
 from humanoid_balance.model import load_robot
 from humanoid_balance.sim.model import build_mujoco_model
 
 __all__ = ["Simulation", "GroundTruth", "INTERFACES"]
 
-INTERFACES = ("position", "velocity", "effort", "impedance")
+INTERFACES = tuple(COMMAND_FIELDS)
 """Command interfaces: one value per actuator for the first three; ``impedance`` takes five (IMPEDANCE_FIELDS)."""
 
 
