@@ -65,7 +65,9 @@ def argument_value(context, argument):
     if argument in BOOLEANS:
         return text == "true"
     if argument == "command_interface" and text == "auto":
-        return "impedance" if LaunchConfiguration("balance_mode").perform(context) == "momentum" else "position"
+        from humanoid_balance.control.balancer import COMMAND_INTERFACES  # the installed package, as the nodes use
+
+        return COMMAND_INTERFACES[LaunchConfiguration("balance_mode").perform(context)]
     return text
 
 

@@ -64,17 +64,18 @@ def choose_optional_nodes(context):
 def robot_nodes(context, share):
     """The plant and robot_state_publisher of the robot the ``robot`` argument names (a folder of
     humanoid-balance init, its robot.yaml, or a bundled robot)."""
-    from humanoid_balance.model.robot_config import load_robot_config  # the installed package, as the nodes use it
+    from humanoid_balance.control.balancer import COMMAND_INTERFACES  # the installed package, as the nodes use it
+    from humanoid_balance.model.robot_config import load_robot_config
     from humanoid_balance.resources import robot_config_file
 
     robot = robot_config_file(LaunchConfiguration("robot").perform(context))
     urdf = load_robot_config(robot).urdf_file
-    momentum = LaunchConfiguration("balance_mode").perform(context) == "momentum"
+    interface = COMMAND_INTERFACES[LaunchConfiguration("balance_mode").perform(context)]
     plant = Node(  # takes what the mapper sends: joint impedance in momentum mode, position targets otherwise
         package="humanoid_balance", executable="mujoco_sim", name="mujoco_sim", output="screen",
         parameters=[str(robot), PathJoinSubstitution([share, "config", "mujoco_sim.yaml"]),
                     {"real_time": LaunchConfiguration("real_time"),
-                     "command_interface": "impedance" if momentum else "position"}],
+                     "command_interface": interface}],
     )
     robot_state_publisher = Node(  # draws every link, passive ones included, from the estimated joint states
         package="robot_state_publisher", executable="robot_state_publisher", output="screen",

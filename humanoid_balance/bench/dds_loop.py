@@ -34,6 +34,7 @@ from sensor_msgs.msg import JointState
 from humanoid_balance.bench.closed_loop import FALL_DROP, robot_config
 from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_parent, stop
 from humanoid_balance.bench.results import Result
+from humanoid_balance.control.balancer import COMMAND_INTERFACES
 from humanoid_balance.nodes.common import RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
@@ -81,7 +82,7 @@ class LoopRun(NamedTuple):
 def overrides(rate, directory, mode="kinematic"):
     """This experiment's parameters on top of config/, each scoped to its node (balance_stack reads them all);
     ``mode`` momentum runs the balancer on the plant's joint impedance (the mapper's per-actuator gains)."""
-    interface = "impedance" if mode == "momentum" else "position"
+    interface = COMMAND_INTERFACES[mode]
     return {PLANT: {"real_time": True, "lockstep": False, "publish_clock": False, "publish_period": 1.0 / rate,
                     "command_interface": interface},
             "state_estimator": {"offsets_file": str(Path(directory) / "offsets.yaml")},  # no calibration of ~/.ros

@@ -35,6 +35,9 @@ from humanoid_balance.model.soles import polygon_margin, sole_rectangle
 __all__ = ["MODES", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer"]
 
 MODES = ("kinematic", "momentum", "viip")
+COMMAND_INTERFACES = {"kinematic": "position", "momentum": "impedance", "viip": "position"}
+"""The actuator command interface each mode is made for: position targets for the kinematic modes, the joint
+impedance (position, velocity, feed-forward effort, stiffness, damping) for momentum mode's torques."""
 
 
 class Foot(NamedTuple):

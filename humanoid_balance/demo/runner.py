@@ -23,6 +23,7 @@ from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
+from humanoid_balance.control.balancer import COMMAND_INTERFACES
 from humanoid_balance.demo.report import Recording, metrics, write_report
 from humanoid_balance.model.soles import polygon_margin
 from humanoid_balance.nodes.centroidal_balancer import CentroidalBalancerNode
@@ -54,13 +55,17 @@ SIMULATION_OVERRIDES = {  # what sim.launch.py passes on top of the files: the p
 }
 
 
-BALANCE_MODES = {  # balance_mode → overrides, as sim.launch.py's balance_mode argument sets them
-    "kinematic": {},
-    "momentum": {"centroidal_balancer": ["mode:=momentum"], "loop_closure_mapper": ["command_interface:=impedance"],
-                 "mujoco_sim": ["command_interface:=impedance"]},
-}
+BALANCE_MODES = ("kinematic", "momentum")
 """kinematic: Choi–Kim on position drives; momentum: Garofalo et al. on the actuators' joint impedance (the
 mapper's per-actuator stiffness, damping and feed-forward efforts), as a torque-controlled robot runs it."""
+
+
+def mode_overrides(mode):
+    """The balancer's mode and the command interface it is made for, on the mapper and the plant, as
+    sim.launch.py's balance_mode argument sets them."""
+    interface = COMMAND_INTERFACES[mode]
+    return {"centroidal_balancer": [f"mode:={mode}"], "loop_closure_mapper": [f"command_interface:={interface}"],
+            "mujoco_sim": [f"command_interface:={interface}"]}
 
 
 def real_time_overrides(rate):
@@ -74,11 +79,12 @@ def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic"):
     a directory written by ``humanoid-balance init``), the simulation overrides, the balance mode's (BALANCE_MODES)
     and the real-time ones when ``real_time_rate`` [Hz] is given."""
     extra = real_time_overrides(real_time_rate) if real_time_rate else {}
+    balance = mode_overrides(mode)
     robot_file = robot_config_file(robot)
     nodes = {}
     for name, (factory, parameter_file) in SUITE.items():
         arguments = ["--ros-args", "--params-file", str(config_file(parameter_file)), "--params-file", str(robot_file)]
-        for override in SIMULATION_OVERRIDES.get(name, []) + BALANCE_MODES[mode].get(name, []) + extra.get(name, []):
+        for override in SIMULATION_OVERRIDES.get(name, []) + balance.get(name, []) + extra.get(name, []):
             arguments += ["-p", override]
         nodes[name] = factory(cli_args=arguments)
     return nodes
