@@ -6,6 +6,7 @@ stiff position drives; momentum mode runs Garofalo et al. on its joint impedance
 screw's position, velocity, feed-forward force, stiffness and damping (the outputs' gains through the loops). Both
 see the same pushes. Units: SI.
 """
+import functools
 import tempfile
 
 from humanoid_balance.bench.closed_loop import robot_config
@@ -27,12 +28,17 @@ NOTE = ("9: the demo's closed loop (plant in lockstep, the four nodes in one pro
         "bisection to 2 N·s (recovered: no fall, settled to 5 mm within the 2.5 s watched).")
 
 
+@functools.lru_cache
+def robot_mass(robot):
+    """The robot's total mass [kg], loaded once for all the pushes of a bisection."""
+    config = robot_config(robot)
+    return load_robot(config.urdf_file, config.loops).total_mass
+
+
 def push_through_nodes(impulse, mode, robot=ROBOT):
     """One lateral push of ``impulse`` [N·s] through the nodes in ``mode``; the demo's metrics of the run."""
-    config = robot_config(robot)
-    mass = load_robot(config.urdf_file, config.loops).total_mass
     scenario = Scenario("push", PUSH_TIME + WATCHED + 0.5, 0.5,
-                        (Push(PUSH_TIME, (0.0, impulse / mass, 0.0), "lateral push"),),
+                        (Push(PUSH_TIME, (0.0, impulse / robot_mass(robot), 0.0), "lateral push"),),
                         ArmDance(PUSH_TIME + WATCHED, 0.5, 2.0, 0.0))  # still arms: only closes the push's window
     with tempfile.TemporaryDirectory(prefix="push_through_nodes_") as folder:
         _, figures, _ = run_demo(scenario, folder, progress=lambda *args, **kwargs: None, robot=robot, mode=mode)
