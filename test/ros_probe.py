@@ -3,10 +3,18 @@ import time
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
+from lifecycle_msgs.msg import State, Transition
+from lifecycle_msgs.srv import ChangeState, GetState
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 
 RELIABLE = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
+
+# The primary state each lifecycle transition ends in when it succeeds (design.ros2.org/articles/node_lifecycle.html).
+LIFECYCLE_GOAL_STATES = {Transition.TRANSITION_CONFIGURE: State.PRIMARY_STATE_INACTIVE,
+                         Transition.TRANSITION_ACTIVATE: State.PRIMARY_STATE_ACTIVE,
+                         Transition.TRANSITION_DEACTIVATE: State.PRIMARY_STATE_INACTIVE,
+                         Transition.TRANSITION_CLEANUP: State.PRIMARY_STATE_UNCONFIGURED}
 
 
 class Probe:
@@ -51,14 +59,37 @@ class Probe:
                 return True
         return False
 
-    def call(self, service_type, name, request, timeout=30.0):
+    def call(self, service_type, name, request, timeout=30.0, resend_after=3.0):
+        """Call an idempotent service, sending the request again every ``resend_after`` s until one answer arrives.
+
+        A request can be answered before the server has discovered the client's reply reader, and Fast DDS then
+        drops the reply (ros2/rmw_fastrtps#392, #842); on a loaded machine that happens now and then."""
         client = self.node.create_client(service_type, name)
         if not self.spin_until(client.service_is_ready, timeout):
             raise TimeoutError(f"service {name} did not appear")
+        deadline = time.monotonic() + timeout
+        futures = []
+        while time.monotonic() < deadline:
+            futures.append(client.call_async(request))
+            if self.spin_until(lambda: any(f.done() for f in futures), min(resend_after, deadline - time.monotonic())):
+                return next(f for f in futures if f.done()).result()
+        raise TimeoutError(f"service {name} did not answer")
+
+    def change_state(self, node_name, transition_id, timeout=30.0):
+        """Ask a lifecycle node for a transition; whether it reached the transition's goal state.
+
+        ChangeState is not idempotent, so a lost reply is not answered by sending the request again: the node's
+        state is read (GetState, idempotent) and compared with the goal."""
+        client = self.node.create_client(ChangeState, f"{node_name}/change_state")
+        if not self.spin_until(client.service_is_ready, timeout):
+            raise TimeoutError(f"service {node_name}/change_state did not appear")
+        request = ChangeState.Request()
+        request.transition.id = transition_id
         future = client.call_async(request)
-        if not self.spin_until(future.done, timeout):
-            raise TimeoutError(f"service {name} did not answer")
-        return future.result()
+        if self.spin_until(future.done, 3.0):
+            return future.result().success
+        state = self.call(GetState, f"{node_name}/get_state", GetState.Request(), timeout).current_state.id
+        return state == LIFECYCLE_GOAL_STATES[transition_id]
 
     def diagnostic_values(self, name):
         status = self.diagnostics.get(name)

@@ -5,16 +5,15 @@ import numpy as np
 import pytest
 from geometry_msgs.msg import PointStamped
 from lifecycle_msgs.msg import Transition
-from lifecycle_msgs.srv import ChangeState
+from model_fixtures import load
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
+from ros_probe import NodeSession
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Int8
 
 from humanoid_balance.resources import executable
-from model_fixtures import load
-from ros_probe import NodeSession
 
 pytestmark = pytest.mark.dds
 EXECUTABLE = str(executable("centroidal_balancer"))
@@ -62,9 +61,7 @@ class Session(NodeSession):
         return super().run(condition, self.tick if feed else None, timeout)
 
     def change_state(self, transition):
-        request = ChangeState.Request()
-        request.transition.id = transition
-        return self.probe.call(ChangeState, "/centroidal_balancer/change_state", request).success
+        return self.probe.change_state("/centroidal_balancer", transition)
 
 
 
