@@ -118,6 +118,9 @@ def test_stale_inputs_hold_the_posture_and_recover(kangaroo):
 
         assert session.run(holding, timeout=5.0, feed=False)
         assert np.allclose(session.commands[-1].velocity, 0.0)
+        # the hold carries the stamp of the state it holds, so the mapper takes the next real command after it
+        hold = session.commands[-1].header.stamp
+        assert hold.sec + 1e-9 * hold.nanosec == pytest.approx(session.time, abs=1e-6)
 
         def balancing():
             status = session.probe.diagnostics.get(DIAGNOSTIC)

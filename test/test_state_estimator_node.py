@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from diagnostic_msgs.msg import DiagnosticStatus
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import Imu, JointState
 from std_srvs.srv import Trigger
@@ -128,6 +129,42 @@ def test_bad_input_is_rejected_counted_and_the_last_good_state_kept(tmp_path, ka
         np.testing.assert_allclose(np.array(session.estimated[-1].position)[robot.passive_q],
                                    truth[robot.passive_q], atol=1e-6)
         assert all(np.all(np.isfinite(m.position)) for m in session.estimated)
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
+
+
+def test_a_far_future_stamp_is_not_adopted_and_a_clock_jump_is_followed(tmp_path, kangaroo):
+    """One stamp in 2038 must not make the valid stream after it look old (it used to: every later message was
+    rejected as stamp_backwards until a restart); a source clock that restarts from 10 s is followed after
+    clock_jump_messages stamps; diagnostics turn ERROR when joint_states stops and say why."""
+    robot, truth = kangaroo
+    session = Session(tmp_path / "offsets.yaml", robot, ["-p", "clock_jump_messages:=10"])
+    names = list(robot.actuated_names)
+    good = joint_readings(robot, truth, names)
+
+    def figure(key):
+        return float((session.probe.diagnostic_values(DIAGNOSTIC) or {}).get(key, "nan"))
+
+    try:
+        session.stream(names, good, 5)
+        session.send(names, good, stamp=2.0 ** 31 - 1)
+        assert session.probe.spin_until(lambda: figure("rejected: stamp_future") == 1.0, 5.0)
+        session.stream(names, good, 20, timeout=1.0)  # recovers at once: the far-future stamp was not adopted
+
+        session.time = 10.0  # the source restarts its clock: stamps 990 s back, going forward again
+        session.stream(names, good, 5, timeout=5.0)
+        assert session.probe.spin_until(lambda: figure("clock jumps followed") == 2.0, 5.0), \
+            session.probe.diagnostic_values(DIAGNOSTIC)  # on joint_states and on imu
+        assert figure("rejected: stamp_backwards") == 18.0  # on each, the tenth stamp of the run is followed
+        assert session.estimated[-1].header.stamp.sec < 20  # the estimates carry the new clock
+
+        def stale():
+            status = session.probe.diagnostics.get(DIAGNOSTIC)
+            return status is not None and status.level == DiagnosticStatus.ERROR and status.message.startswith("no good joint_states")
+
+        assert session.probe.spin_until(stale, 5.0), session.probe.diagnostics.get(DIAGNOSTIC)
+        assert figure("last good joint_states [s ago]") > 0.5
     finally:
         returncode, _, stderr = session.stop()
     assert returncode == 0, stderr

@@ -15,6 +15,8 @@ Modes (parameter ``mode``): kinematic (Choi–Kim), momentum (Garofalo et al.), 
 Inputs older than ``input_timeout`` → hold the last posture with zero velocity, say so, recover on return.
 balance/joint_command follows every estimate; balance/com, the markers and the desired wrenches, which only people
 look at, go out at ``display_rate``.
+Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
+not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
 """
 import numpy as np
 import pinocchio as pin
@@ -60,7 +62,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.core = None
         self.configuration_error = None  # why the last configuration was refused
         self.last_q = None
-        self.guard = InputGuard(self)
+        self.guard = InputGuard(self, "estimated_joint_states")
         self.add_on_set_parameters_callback(self.on_set_parameters)
 
     # -- lifecycle ------------------------------------------------------------------------------------
@@ -218,7 +220,7 @@ class CentroidalBalancerNode(LifecycleNode):
         v = np.concatenate([twist, np.zeros(len(positions)) if velocities is None else velocities])
         self.last_q = q
         dt = 0.0 if self.last_input_time is None else float(np.clip(time - self.last_input_time, 0.0, 0.05))
-        self.last_input_time = time
+        self.last_input_time, self.last_input_stamp = time, message.header.stamp
         self.last_input_clock = self.get_clock().now()
         if self.com_reference is None:
             self.com_reference = self.core.kinematics.update(q).com.copy()
@@ -254,8 +256,9 @@ class CentroidalBalancerNode(LifecycleNode):
         if age > self.input_timeout:
             self.holding = True
             zeros = np.zeros(len(self.robot.output_names))
-            self.command_publisher.publish(self.commands.fill(self.get_clock().now().to_msg(),
-                                                              self.core.position_command, zeros, zeros))
+            # stamped as the state it holds, so never ahead of the next real command's stamp (the mapper checks)
+            self.command_publisher.publish(self.commands.fill(self.last_input_stamp, self.core.position_command,
+                                                              zeros, zeros))
 
     # -- outputs --------------------------------------------------------------------------------------
     def publish(self, stamp, command, display):

@@ -116,49 +116,157 @@ class ThrottledLog:
             self.logger.error(text)
 
 
-class InputGuard:
-    """Counts rejected messages by reason, logs them at a limited rate and checks stamps go forward."""
+class _StampTrack:
+    """One input topic's stamps: the last one accepted, and the run of out-of-line ones since."""
 
-    def __init__(self, node, log_period=2.0):
+    __slots__ = ("last", "offset", "run", "run_kind", "run_last")
+
+    def __init__(self):
+        self.last = None        # last accepted stamp [s]
+        self.offset = 0.0       # accepted lead of the source's clock over the node's [s] (a followed jump ahead)
+        self.run, self.run_kind, self.run_last = 0, None, None
+
+
+class InputGuard:
+    """Counts rejected messages by reason, logs them at a limited rate, checks stamps, and tells the node's
+    diagnostics what its inputs look like.
+
+    Stamp policy (every node, per input topic):
+    - a stamp before the last accepted one is rejected (``stamp_backwards``);
+    - a stamp more than ``max_stamp_lead`` [s] ahead of the node's clock is rejected (``stamp_future``) and not
+      adopted, so one far-future stamp cannot make the valid messages after it look old (the check waits for
+      the clock: a node on sim time before its first /clock);
+    - ``clock_jump_messages`` out-of-line stamps in a row, of one kind and going forward among themselves, are a
+      jump of the source's clock (a restarted driver or simulator, a clock step): reported once and followed.
+
+    Diagnostics: :meth:`overrule` turns an OK into WARN when most recent input was rejected, and any status that
+    does not already say its input is stale into ERROR when the last good ``main_topic`` message is older than the
+    node's ``timeout_parameter``.
+    """
+
+    def __init__(self, node, main_topic=None, timeout_parameter="input_timeout", log_period=2.0):
         self.node = node
         self.log = ThrottledLog(node, log_period)
         self.rejected = Counter()
-        self._last_stamp = {}
+        self.max_stamp_lead = node.declare_parameter(
+            "max_stamp_lead", 1.0, describe("input stamps further ahead of the node's clock are rejected [s]")).value
+        self.clock_jump_messages = node.declare_parameter(
+            "clock_jump_messages", 10, describe("out-of-line stamps in a row that are a jump of the source's "
+                                                "clock, which the node then follows")).value
+        if main_topic is not None and not node.has_parameter(timeout_parameter):
+            node.declare_parameter(timeout_parameter, 0.5, describe(f"{main_topic} older than this is stale [s]"))
+        self.main_topic, self.timeout_parameter = main_topic, timeout_parameter
+        self.clock_jumps = 0
+        self._stamps = {}
+        self._last_good = {}                 # topic → node clock [ns] of its last good message
+        self._window = Counter()             # accepted and rejected messages since the last diagnostics
+        self._window_reasons = Counter()
+        self.rate, self.rate_reason, self.window_rejected = 0.0, "", 0  # of the last diagnostics period
+
+    def _now(self):
+        return self.node.get_clock().now().nanoseconds
 
     def check_stamp(self, topic, stamp):
+        """The stamp in seconds, if it is in line (see the class); else RejectedMessage."""
         seconds = stamp_seconds(stamp)
-        previous = self._last_stamp.get(topic)
-        if previous is not None and seconds < previous:
-            raise RejectedMessage("stamp_backwards", f"{topic}: stamp {seconds:.6f} s is before {previous:.6f} s")
-        self._last_stamp[topic] = seconds
-        return seconds
+        track = self._stamps.get(topic)
+        if track is None:
+            track = self._stamps[topic] = _StampTrack()
+        now = self._now() * 1e-9
+        if now > 0.0 and seconds - now - track.offset > self.max_stamp_lead:
+            kind = "stamp_future"
+        elif track.last is not None and seconds < track.last:
+            kind = "stamp_backwards"
+        else:
+            track.last, track.run = seconds, 0
+            return seconds
+        if track.run_kind == kind and track.run_last is not None and seconds > track.run_last:
+            track.run += 1
+        else:
+            track.run, track.run_kind = 1, kind
+        track.run_last = seconds
+        if track.run >= self.clock_jump_messages:
+            self.clock_jumps += 1
+            self.node.get_logger().warning(
+                f"{topic}: the source's clock jumped {'ahead' if kind == 'stamp_future' else 'back'} to "
+                f"{seconds:.6f} s (from {track.last if track.last is not None else now:.6f} s; {track.run} stamps "
+                "in a row); following it")
+            if kind == "stamp_future":
+                track.offset = seconds - now
+            track.last, track.run = seconds, 0
+            return seconds
+        if kind == "stamp_future":
+            raise RejectedMessage(kind, f"{topic}: stamp {seconds:.6f} s is {seconds - now:.3f} s ahead of the "
+                                        f"node's clock (max_stamp_lead {self.max_stamp_lead} s)")
+        raise RejectedMessage(kind, f"{topic}: stamp {seconds:.6f} s is before {track.last:.6f} s")
+
+    def accept(self, topic):
+        self._last_good[topic] = self._now()
+        self._window["accepted"] += 1
 
     def reject(self, error):
         self.rejected[error.reason] += 1
+        self._window["rejected"] += 1
+        self._window_reasons[error.reason] += 1
         self.log.warning(error.reason, f"rejected: {error.detail} (kept the last good state)")
 
     def fault(self, where, error):
         """An unexpected exception in a callback: counted and logged, never allowed to reach the executor."""
         self.rejected["internal_error"] += 1
+        self._window["rejected"] += 1
+        self._window_reasons["internal_error"] += 1
         self.log.error(where, f"{where}: {type(error).__name__}: {error} (message dropped, last good state kept)")
 
     @property
     def total(self):
         return sum(self.rejected.values())
 
+    def input_age(self):
+        """Seconds since the last good ``main_topic`` message on the node's clock (None before the first)."""
+        last = self._last_good.get(self.main_topic)
+        return None if last is None else (self._now() - last) * 1e-9
+
     def figures(self):
-        """Diagnostics values: the total and the count of each reason."""
-        values = {"rejected messages": self.total}
+        """Diagnostics values: the total and the count of each reason, the recent rejection rate, the age of the
+        last good input; starts a new window for the rate."""
+        received = self._window["accepted"] + self._window["rejected"]
+        self.rate = self._window["rejected"] / received if received else 0.0
+        self.rate_reason = self._window_reasons.most_common(1)[0][0] if self._window_reasons else ""
+        self.window_rejected = self._window["rejected"]
+        self._window.clear()
+        self._window_reasons.clear()
+        values = {"rejected messages": self.total, "rejected since last report [%]": 100.0 * self.rate,
+                  "clock jumps followed": self.clock_jumps}
+        age = self.input_age()
+        if self.main_topic is not None:
+            values[f"last good {self.main_topic} [s ago]"] = float("nan") if age is None else age
         values.update({f"rejected: {reason}": count for reason, count in sorted(self.rejected.items())})
         return values
 
+    def overrule(self, level, message):
+        """The diagnostics level and message, made truthful about the inputs (see the class); call after
+        :meth:`figures`."""
+        age = self.input_age()
+        timeout = self.node.get_parameter(self.timeout_parameter).value if self.main_topic is not None else None
+        if age is not None and timeout is not None and age > timeout and "stale" not in message:
+            return "ERROR", f"no good {self.main_topic} for {age:.2f} s (timeout {timeout} s); {message}"
+        if self.window_rejected >= MIN_REJECTED and self.rate > 0.5 and level == "OK":
+            return "WARN", f"{100 * self.rate:.0f} % of recent input rejected (mostly {self.rate_reason}); {message}"
+        return level, message
 
-def _call_guarded(guard, where, callback, *message):
+
+MIN_REJECTED = 10
+"""Rejections within one diagnostics period below which a high rejection rate is no warning (a stray message)."""
+
+
+def _call_guarded(guard, where, callback, *message, counted=True):
     """Run ``callback``, turning RejectedMessage into a counted rejection and any other exception into a counted
     fault, so that nothing raises into the executor (rclpy's EventsExecutor drops its queue on an exception). A
     callback cut short by shutdown (its publisher's context gone) is no fault."""
     try:
         callback(*message)
+        if counted:
+            guard.accept(where)
     except RejectedMessage as error:
         guard.reject(error)
     except Exception as error:  # noqa: BLE001 — a defect must not stop the node; it is counted and logged
@@ -176,7 +284,7 @@ def subscribe(node, message_type, topic, callback, qos):
 def timer(node, period, callback, clock=None):
     """A timer whose callback is guarded by ``node.guard`` like a subscription's."""
     def guarded():
-        _call_guarded(node.guard, f"timer {callback.__name__}", callback)
+        _call_guarded(node.guard, f"timer {callback.__name__}", callback, counted=False)
     return node.create_timer(period, guarded, clock=clock)
 
 
@@ -189,6 +297,10 @@ class Diagnostics:
         self.publisher = node.create_publisher(DiagnosticArray, "/diagnostics", RELIABLE_QOS)
 
     def publish(self, level, message, values):
+        """Publish a status; the node's InputGuard (``node.guard``) overrules an OK its inputs belie."""
+        guard = getattr(self.node, "guard", None)
+        if guard is not None:
+            level, message = guard.overrule(level, message)
         status = DiagnosticStatus(level=LEVELS[level], name=self.name, message=message,
                                   hardware_id=self.node.get_fully_qualified_name())
         status.values = [KeyValue(key=key, value=_format(value)) for key, value in values.items()]

@@ -9,6 +9,8 @@
 
 zmp and contact/<foot>/wrench follow every estimate; contact/<foot>/state when it changes and at ``display_rate``;
 the CoPs, the support polygon and the markers, which only people look at, at ``display_rate``.
+Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
+not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
 """
 import numpy as np
 from geometry_msgs.msg import Point, Point32, PointStamped, PolygonStamped, Vector3, WrenchStamped
@@ -73,7 +75,7 @@ class ContactEstimatorNode(Node):
 
         self.joints = JointStateReader("estimated_joint_states", self.robot.joint_names)
         self.actuated = self.robot.actuated_v - self.robot.base_nv  # their places among every joint
-        self.guard = InputGuard(self)
+        self.guard = InputGuard(self, "estimated_joint_states")
         self.rate = RateMeter()
         self.timing = CallbackTiming()
         self.display = DisplayRate(display_rate)

@@ -14,6 +14,8 @@ changeable at run time) become per-actuator gains through the loops (mapping/joi
 outputs cannot be realised, the last safe command is held and reported; limits clamp and are counted. No
 balance/joint_command for `command_timeout`: the last safe posture is held with zero velocity and zero
 feed-forward effort, never a stale torque.
+Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
+not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
 """
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
@@ -53,7 +55,7 @@ class LoopClosureMapperNode(LifecycleNode):
         self.declare_parameter("autostart", True, describe("configure and activate at start-up", True))
         self.core = None
         self.configuration_error = None  # why the last configuration was refused
-        self.guard = InputGuard(self)
+        self.guard = InputGuard(self, "balance/joint_command", "command_timeout")
         self.add_on_set_parameters_callback(self.on_set_parameters)
 
     def on_configure(self, state):
@@ -121,7 +123,7 @@ class LoopClosureMapperNode(LifecycleNode):
     def on_command(self, message):
         timing = self.timing.begin()
         self.guard.check_stamp("balance/joint_command", message.header.stamp)
-        self.last_command_time = self.now()
+        self.last_command_time, self.last_stamp = self.now(), message.header.stamp
         positions, velocities, efforts, _ = self.reader.read(message)
         timing.lap()
         try:
@@ -157,7 +159,8 @@ class LoopClosureMapperNode(LifecycleNode):
         if self.last_safe is None or not self.stale():
             return
         self.holds += 1
-        self.publish(self.get_clock().now().to_msg(), self.last_safe._replace(
+        # stamped as the command it holds, so never ahead of the next real command's stamp
+        self.publish(self.last_stamp, self.last_safe._replace(
             velocity=np.zeros_like(self.last_safe.velocity), effort=np.zeros_like(self.last_safe.effort)))
 
     def publish(self, stamp, command):

@@ -6,6 +6,8 @@
            TF odom → base_link (when tf2_ros is installed, as on a ROS 2 machine; ``publish_tf``)
     ~/calibrate (std_srvs/Trigger): encoder calibration (Kangaroo eqs. 41–42), offsets saved to offsets_file
     /diagnostics: loop residual, update rate, callback time by stage, rejected messages
+Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
+not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
 """
 from pathlib import Path
 
@@ -73,7 +75,7 @@ class StateEstimatorNode(Node):
         self.estimates = JointStateWriter(self.robot.joint_names)
         self.odometry = OdometryWriter(odom_frame, self.base_frame)
         self.efforts = np.zeros(self.robot.nv)  # passive joints carry no motor effort
-        self.guard = InputGuard(self)
+        self.guard = InputGuard(self, "joint_states")
         self.rate = RateMeter()
         self.timing = CallbackTiming()
         self.imu = None
