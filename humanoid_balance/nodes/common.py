@@ -158,9 +158,9 @@ class InputGuard:
         self.main_topic, self.timeout_parameter = main_topic, timeout_parameter
         self.clock_jumps = 0
         self._stamps = {}
-        self._last_good = {}                 # topic → node clock [ns] of its last good message
-        self._window = Counter()             # accepted and rejected messages since the last diagnostics
-        self._window_reasons = Counter()
+        self._last_good = None               # node clock [ns] of the last good main_topic message
+        self._accepted = 0                   # messages accepted since the last diagnostics
+        self._window_reasons = Counter()     # and those rejected, by reason
         self.rate, self.rate_reason, self.window_rejected = 0.0, "", 0  # of the last diagnostics period
 
     def _now(self):
@@ -201,19 +201,18 @@ class InputGuard:
         raise RejectedMessage(kind, f"{topic}: stamp {seconds:.6f} s is before {track.last:.6f} s")
 
     def accept(self, topic):
-        self._last_good[topic] = self._now()
-        self._window["accepted"] += 1
+        self._accepted += 1
+        if topic == self.main_topic:  # the only topic whose age is reported: the clock is read for it alone
+            self._last_good = self._now()
 
     def reject(self, error):
         self.rejected[error.reason] += 1
-        self._window["rejected"] += 1
         self._window_reasons[error.reason] += 1
         self.log.warning(error.reason, f"rejected: {error.detail} (kept the last good state)")
 
     def fault(self, where, error):
         """An unexpected exception in a callback: counted and logged, never allowed to reach the executor."""
         self.rejected["internal_error"] += 1
-        self._window["rejected"] += 1
         self._window_reasons["internal_error"] += 1
         self.log.error(where, f"{where}: {type(error).__name__}: {error} (message dropped, last good state kept)")
 
@@ -223,17 +222,16 @@ class InputGuard:
 
     def input_age(self):
         """Seconds since the last good ``main_topic`` message on the node's clock (None before the first)."""
-        last = self._last_good.get(self.main_topic)
-        return None if last is None else (self._now() - last) * 1e-9
+        return None if self._last_good is None else (self._now() - self._last_good) * 1e-9
 
     def figures(self):
         """Diagnostics values: the total and the count of each reason, the recent rejection rate, the age of the
         last good input; starts a new window for the rate."""
-        received = self._window["accepted"] + self._window["rejected"]
-        self.rate = self._window["rejected"] / received if received else 0.0
+        self.window_rejected = sum(self._window_reasons.values())
+        received = self._accepted + self.window_rejected
+        self.rate = self.window_rejected / received if received else 0.0
         self.rate_reason = self._window_reasons.most_common(1)[0][0] if self._window_reasons else ""
-        self.window_rejected = self._window["rejected"]
-        self._window.clear()
+        self._accepted = 0
         self._window_reasons.clear()
         values = {"rejected messages": self.total, "rejected since last report [%]": 100.0 * self.rate,
                   "clock jumps followed": self.clock_jumps}
