@@ -4,6 +4,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import yaml
 import pytest
 from diagnostic_msgs.msg import DiagnosticStatus
 from nav_msgs.msg import Odometry
@@ -183,6 +184,9 @@ def test_calibration_service_saves_offsets_that_a_restart_reuses(tmp_path, kanga
     session = Session(offsets_file, robot)
     try:
         session.stream(names, readings, 3)
+        assert session.probe.spin_until(lambda: DIAGNOSTIC in session.probe.diagnostics, 5.0)
+        assert session.probe.diagnostic_values(DIAGNOSTIC)["actuator offsets"] == (
+            f"none: {offsets_file} does not exist (relative encoders read as absolute)")
         response = session.probe.call(Trigger, "/state_estimator/calibrate", Trigger.Request())
         assert response.success, response.message
         assert "saved to" in response.message
@@ -221,3 +225,78 @@ def test_unusable_robot_file_is_a_one_line_error_not_a_traceback(tmp_path):
     _, stderr = process.communicate(timeout=60)  # exits by itself
     assert process.returncode == 1
     assert stderr.strip() == f"state_estimator: error: {tmp_path / 'missing.urdf'}: no such file"
+
+
+def calibration_readings(robot, truth, seed):
+    """(names, readings, offsets) of relative ball-screw encoders with random offsets plus the absolute ones."""
+    on_a_loop = ClosedChain(robot).relative_support[:, robot.actuated_v].any(axis=0)
+    offsets = np.random.default_rng(seed).uniform(-0.004, 0.004, len(robot.actuated_names)) * on_a_loop
+    raw = np.array(joint_readings(robot, truth, robot.actuated_names)) - offsets
+    names = list(robot.actuated_names) + list(robot.measured_names)
+    return names, list(raw) + joint_readings(robot, truth, robot.measured_names), offsets
+
+
+def test_an_unusable_offsets_file_is_reported_left_alone_and_kept_by_a_calibration(tmp_path, kangaroo):
+    """A corrupt offsets file: the node starts uncalibrated and says why (log and diagnostics), never rewrites the
+    file by itself, and a calibration keeps it byte for byte as offsets.yaml.previous."""
+    robot, truth = kangaroo
+    names, readings, _ = calibration_readings(robot, truth, 33)
+    offsets_file = tmp_path / "offsets.yaml"
+    offsets_file.write_text("actuator_offsets: [unclosed\n")
+    original = offsets_file.read_bytes()
+    session = Session(offsets_file, robot)
+    try:
+        session.stream(names, readings, 5)
+
+        def reported():
+            status = session.probe.diagnostics.get(DIAGNOSTIC)
+            return status is not None and status.level == DiagnosticStatus.WARN and \
+                "actuator offsets not loaded" in status.message and str(offsets_file) in status.message
+
+        assert session.probe.spin_until(reported, 5.0, on_tick=lambda: session.send(names, readings),
+                                        period=0.005), session.probe.diagnostics.get(DIAGNOSTIC)
+        assert offsets_file.read_bytes() == original
+        response = session.probe.call(Trigger, "/state_estimator/calibrate", Trigger.Request())
+        assert response.success, response.message
+        session.stream(names, readings, 10)
+        np.testing.assert_allclose(np.array(session.estimated[-1].position), truth, atol=1e-6)
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0 and "Traceback" not in stderr, stderr
+    assert "actuator offsets not loaded" in stderr and str(offsets_file) in stderr
+    assert (tmp_path / "offsets.yaml.previous").read_bytes() == original
+    assert set(yaml.safe_load(offsets_file.read_text())["actuator_offsets"]) == set(robot.actuated_names)
+
+
+@pytest.mark.parametrize("where", ["read-only file", "folder that cannot exist"])
+def test_a_calibration_that_cannot_be_saved_says_so_and_the_node_keeps_estimating(tmp_path, kangaroo, where):
+    """The calibrated offsets are used until the node stops; a good read-only file is not touched."""
+    robot, truth = kangaroo
+    names, readings, _ = calibration_readings(robot, truth, 34)
+    if where == "read-only file":
+        offsets_file = tmp_path / "offsets.yaml"
+        offsets_file.write_text(yaml.safe_dump({"actuator_offsets": {name: 0.0 for name in robot.actuated_names}}))
+        offsets_file.chmod(0o444)
+        original = offsets_file.read_bytes()
+    else:
+        (tmp_path / "a_file").write_text("")
+        offsets_file = tmp_path / "a_file" / "offsets.yaml"  # its folder is a regular file: nobody can create it
+    session = Session(offsets_file, robot)
+    try:
+        session.stream(names, readings, 5)
+        uncalibrated = np.array(session.estimated[-1].position)
+        assert np.abs(uncalibrated - truth).max() > 1e-4  # the offsets matter
+        response = session.probe.call(Trigger, "/state_estimator/calibrate", Trigger.Request())
+        assert not response.success
+        assert f"but not saved to {offsets_file}" in response.message and "in use until the node stops" in \
+            response.message, response.message
+        session.stream(names, readings, 10)
+        np.testing.assert_allclose(np.array(session.estimated[-1].position), truth, atol=1e-6)
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0 and "Traceback" not in stderr, stderr
+    if where == "read-only file":
+        assert offsets_file.read_bytes() == original
+        assert not (tmp_path / "offsets.yaml.previous").exists()
+    else:
+        assert not offsets_file.parent.is_dir()

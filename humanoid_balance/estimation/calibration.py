@@ -8,7 +8,10 @@ Augmenting the loop equations with the measurement rows E (a single 1 at each me
 and iterating J̃ Δθ = [−e_l; e_m] until ‖ẽ‖ < tolerance reconstructs the whole mechanism; the offsets
 are then θ_a − θ_a,raw. With as many measured passive joints as actuators, J̃ is square (n × n).
 """
+import errno
 import os
+import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import NamedTuple
@@ -90,15 +93,34 @@ def calibrate_actuator_offsets(chain, theta_a_raw, measured_passive, initial_q=N
 
 
 def save_offsets(path, actuator_names, offsets):
-    """Write actuator offsets [m or rad] to a YAML file atomically: a crash mid-write leaves the old file."""
+    """Write actuator offsets [m or rad] to a YAML file without ever losing a file that is there: the new one is
+    written beside it and moved into place atomically (a crash mid-write leaves the old file whole), the old one is
+    kept as ``<name>.previous``, and a read-only one (no write permission bit, whoever runs the node) is not
+    replaced.
+
+    Raises:
+        OSError: the file is read-only, or it or its folder cannot be written; the old file is untouched.
+    """
     path = Path(path)
+    if path.is_file() and not path.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise PermissionError(errno.EACCES, "the file is read-only; not replaced", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     document = {"actuator_offsets": {name: float(value) for name, value in zip(actuator_names, offsets)}}
     with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", delete=False) as handle:
-        yaml.safe_dump(document, handle, sort_keys=False)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(handle.name, path)
+        try:
+            yaml.safe_dump(document, handle, sort_keys=False)
+            handle.flush()
+            os.fsync(handle.fileno())
+        except OSError:
+            os.unlink(handle.name)
+            raise
+    try:
+        if path.is_file():
+            shutil.copy2(path, path.with_name(f"{path.name}.previous"))
+        os.replace(handle.name, path)
+    except OSError:
+        os.unlink(handle.name)
+        raise
 
 
 def load_offsets(path, actuator_names):

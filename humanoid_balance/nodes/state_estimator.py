@@ -5,6 +5,8 @@
         ─> estimated_joint_states (sensor_msgs/JointState: every joint), odom (nav_msgs/Odometry),
            TF odom → base_link (when tf2_ros is installed, as on a ROS 2 machine; ``publish_tf``)
     ~/calibrate (std_srvs/Trigger): encoder calibration (Kangaroo eqs. 41–42), offsets saved to offsets_file
+        (atomically, the previous file kept as <name>.previous; an offsets_file that is missing or unusable at
+        start-up leaves the encoders uncalibrated, says why, and is not touched until a calibration)
     /diagnostics: loop residual, update rate, callback time by stage, rejected messages
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
 not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
@@ -21,12 +23,12 @@ from std_srvs.srv import Trigger
 
 from humanoid_balance.estimation import ImuSample, RobotStateEstimator, load_offsets, save_offsets
 from humanoid_balance.estimation.robot_state import LEVEL_IMU
-from humanoid_balance.model import load_robot
+from humanoid_balance.model import ModelFileError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, declare_robot,
                                            describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, OdometryWriter, RejectedMessage,
-                                             finite)
+                                             finite, unit_quaternion)
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
 
 try:  # not available as a wheel: TF is broadcast where ROS 2 is installed, odom carries the same pose everywhere
@@ -66,10 +68,8 @@ class StateEstimatorNode(Node):
         self.base_frame = config.base_frame or self.robot.root_link
         self.core = RobotStateEstimator(self.robot, config.soles, imu_frame=config.imu_frame or None, alpha=alpha,
                                         beta=beta, contact_height=contact_height)
-        self.offsets_source = "none (relative encoders read as absolute)"
-        if self.offsets_file.is_file():
-            self.core.offsets = load_offsets(self.offsets_file, self.robot.actuated_names)
-            self.offsets_source = str(self.offsets_file)
+        self.offsets_problem = None  # why offsets_file could not be used, while it cannot
+        self.load_offsets()
 
         self.joints = JointStateReader("joint_states", self.robot.actuated_names, optional=self.robot.measured_names)
         self.estimates = JointStateWriter(self.robot.joint_names)
@@ -90,15 +90,28 @@ class StateEstimatorNode(Node):
         self.diagnostics = Diagnostics(self, "estimation")
         timer(self, 1.0, self.publish_diagnostics)
 
+    def load_offsets(self):
+        """The calibrated offsets from offsets_file if it holds them; if it does not exist, none (relative encoders
+        read as absolute); if it cannot be used, none either, the reason logged and in diagnostics, and the file
+        left as it is (a calibration keeps it as <name>.previous)."""
+        if not self.offsets_file.exists():
+            self.offsets_source = f"none: {self.offsets_file} does not exist (relative encoders read as absolute)"
+            return
+        try:
+            self.core.offsets = load_offsets(self.offsets_file, self.robot.actuated_names)
+            self.offsets_source = str(self.offsets_file)
+        except ModelFileError as error:
+            self.offsets_problem = f"actuator offsets not loaded: {error}"
+            self.offsets_source = "none: offsets_file unusable (relative encoders read as absolute)"
+            self.get_logger().warning(f"{self.offsets_problem}; starting without them, the file is left as it is")
+
     def on_imu(self, message):
         self.guard.check_stamp("imu", message.header.stamp)
         if message.orientation_covariance[0] == -1.0:
             raise RejectedMessage("imu_no_orientation", "imu: orientation not provided (covariance[0] = -1)")
-        o, w = message.orientation, message.angular_velocity
-        quaternion = finite([o.x, o.y, o.z, o.w], "imu", "orientation")
-        if abs(np.linalg.norm(quaternion) - 1.0) > 1e-3:
-            raise RejectedMessage("imu_not_unit", f"imu: orientation norm {np.linalg.norm(quaternion):.4f} ≠ 1")
-        self.imu = ImuSample(quaternion, finite([w.x, w.y, w.z], "imu", "angular_velocity"))
+        w = message.angular_velocity
+        self.imu = ImuSample(unit_quaternion(message.orientation, "imu"), finite([w.x, w.y, w.z], "imu",
+                                                                                 "angular_velocity"))
 
     def on_joint_states(self, message):
         timing = self.timing.begin()
@@ -146,11 +159,18 @@ class StateEstimatorNode(Node):
             response.message = (f"calibration did not converge: ‖e‖ = {result.error_norm:.3e} after "
                                 f"{result.iterations} iterations; previous offsets kept")
             return response
-        save_offsets(self.offsets_file, self.robot.actuated_names, result.offsets)
-        self.offsets_source = str(self.offsets_file)
+        calibrated = f"calibrated in {result.iterations} iterations, ‖e‖ = {result.error_norm:.3e}"
+        try:
+            save_offsets(self.offsets_file, self.robot.actuated_names, result.offsets)
+        except OSError as error:
+            self.offsets_source = "calibrated, not saved: in use until the node stops"
+            response.success = False
+            response.message = (f"{calibrated}, but not saved to {self.offsets_file} ({error.strerror or error}); "
+                                "the offsets are in use until the node stops")
+            return response
+        self.offsets_source, self.offsets_problem = str(self.offsets_file), None
         response.success = True
-        response.message = (f"calibrated in {result.iterations} iterations, ‖e‖ = {result.error_norm:.3e}; "
-                            f"offsets saved to {self.offsets_file}")
+        response.message = f"{calibrated}; offsets saved to {self.offsets_file}"
         return response
 
     def publish_diagnostics(self):
@@ -159,11 +179,14 @@ class StateEstimatorNode(Node):
         values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.last_state is None:
-            self.diagnostics.publish("WARN", "waiting for joint_states", values)
+            waiting = ["waiting for joint_states", self.offsets_problem]
+            self.diagnostics.publish("WARN", "; ".join(filter(None, waiting)), values)
             return
         values["loop residual"] = self.last_state.residual_norm
         values["feet in contact"] = ", ".join(self.last_state.base.feet_in_contact) or "none"
-        if self.last_state.residual_norm > self.residual_warn:
+        if self.offsets_problem is not None:
+            level, text = "WARN", self.offsets_problem
+        elif self.last_state.residual_norm > self.residual_warn:
             level, text = "WARN", f"loop residual {self.last_state.residual_norm:.2e} above {self.residual_warn:.0e}"
         elif self.imu is None:
             level, text = "WARN", "no valid imu message: base orientation assumed level"
