@@ -37,8 +37,10 @@ from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted,
                                            declare_robot, describe, run, subscribe, timer)
-from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, RejectedMessage, finite,
-                                             point_message, stamp_seconds, vector_values, wrench_message)
+from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
+from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, RejectedMessage, check_frame, finite,
+                                             point_message, read_limb_trajectory, unit_quaternion,
+                                             vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 
 CONTACT_PHASES = ("state", "normal_force")
@@ -116,14 +118,13 @@ class CentroidalBalancerNode(LifecycleNode):
         for foot in feet:
             if value("contact_phases") == "state":
                 subscribe(self, Int8, f"contact/{foot.name}/state",
-                          lambda message, name=foot.name: self.phases.__setitem__(name, message.data == 1),
-                          LATEST_QOS)
+                          lambda message, name=foot.name: self.on_contact_state(name, message), LATEST_QOS)
             else:
                 subscribe(self, WrenchStamped, f"contact/{foot.name}/wrench",
                           lambda message, name=foot.name: self.on_wrench(name, message), LATEST_QOS)
         for limb in self.limbs:
             subscribe(self, JointTrajectory, f"balance/{limb}/trajectory",
-                      lambda message, limb=limb: self.trajectories.__setitem__(limb, message), RELIABLE_QOS)
+                      lambda message, limb=limb: self.on_trajectory(limb, message), RELIABLE_QOS)
         for limb in self.cartesian_limbs:
             subscribe(self, PoseStamped, f"balance/{limb}/pose",
                       lambda message, limb=limb: self.on_pose(limb, message), RELIABLE_QOS)
@@ -172,17 +173,33 @@ class CentroidalBalancerNode(LifecycleNode):
     # -- inputs ---------------------------------------------------------------------------------------
     def on_odom(self, message):
         self.guard.check_stamp("odom", message.header.stamp)
+        check_frame(message.header, self.world_frame, "odom")
         pose, twist = message.pose.pose, message.twist.twist
-        o = pose.orientation
-        values = finite([*vector_values(pose.position), o.x, o.y, o.z, o.w,
-                         *vector_values(twist.linear, twist.angular)], "odom", "pose and twist")
-        self.latest["odom"] = (values[:7], values[7:])
+        position = finite(vector_values(pose.position), "odom", "position")
+        quaternion = unit_quaternion(pose.orientation, "odom", "orientation")
+        velocity = finite(vector_values(twist.linear, twist.angular), "odom", "twist")
+        self.latest["odom"] = (np.concatenate([position, quaternion]), velocity)
 
     def on_zmp(self, message):
+        check_frame(message.header, self.world_frame, "zmp")
         self.latest["zmp"] = finite(vector_values(message.point), "zmp", "point")
 
     def on_com_reference(self, message):
+        check_frame(message.header, self.world_frame, "balance/com_reference")
         self.com_reference = finite(vector_values(message.point), "balance/com_reference", "point")
+
+    def on_contact_state(self, foot, message):
+        """contact/<foot>/state: CONTACT or AERIAL set the foot's phase; UNKNOWN (a silent sensor) keeps it."""
+        if message.data not in (CONTACT, AERIAL, UNKNOWN):
+            raise RejectedMessage("unknown_phase", f"contact/{foot}/state: {message.data} is not {CONTACT} "
+                                  f"(contact), {AERIAL} (aerial) or {UNKNOWN} (unknown)")
+        if message.data != UNKNOWN:
+            self.phases[foot] = message.data == CONTACT
+
+    def on_trajectory(self, limb, message):
+        now = self.get_clock().now().nanoseconds * 1e-9
+        self.trajectories[limb] = read_limb_trajectory(message, f"balance/{limb}/trajectory",
+                                                       self.robot_config.limb_joints[limb], now)
 
     def on_wrench(self, foot, message):
         normal_force = finite([message.wrench.force.z], f"contact/{foot}/wrench", "force")[0]
@@ -195,10 +212,7 @@ class CentroidalBalancerNode(LifecycleNode):
     def on_pose(self, limb, message):
         topic = f"balance/{limb}/pose"
         position = finite(vector_values(message.pose.position), topic, "position")
-        o = message.pose.orientation
-        x, y, z, w = finite([o.x, o.y, o.z, o.w], topic, "orientation")
-        if abs(np.linalg.norm([x, y, z, w]) - 1.0) > 1e-3:
-            raise RejectedMessage("pose_not_unit", f"{topic}: orientation is not a unit quaternion")
+        x, y, z, w = unit_quaternion(message.pose.orientation, topic)
         self.poses[limb] = pin.SE3(pin.Quaternion(w, x, y, z).toRotationMatrix(), position)
 
     def on_jump(self, request, response):
@@ -239,14 +253,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.rate.tick()
 
     def limb_rates(self, time):
-        rates = {}
-        for limb, trajectory in self.trajectories.items():
-            if trajectory.points:
-                elapsed = time - stamp_seconds(trajectory.header.stamp)
-                times = [p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec for p in trajectory.points]
-                index = int(np.clip(np.searchsorted(times, elapsed), 0, len(times) - 1))
-                rates[limb] = np.array(trajectory.points[index].velocities or np.zeros(len(trajectory.joint_names)))
-        return rates
+        return {limb: trajectory.rates(time) for limb, trajectory in self.trajectories.items()}
 
     def check_inputs(self):
         """Stale inputs → hold the last posture with zero velocity (published once per tick here)."""

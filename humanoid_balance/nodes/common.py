@@ -126,12 +126,20 @@ class _StampTrack:
         self.offset = 0.0       # accepted lead of the source's clock over the node's [s] (a followed jump ahead)
         self.run, self.run_kind, self.run_last = 0, None, None
 
+    def adopt(self, seconds, jump_offset=None):
+        """The stamp of a message the node accepted; with ``jump_offset``, that of a followed jump."""
+        self.last, self.run = seconds, 0
+        if jump_offset is not None:
+            self.offset = jump_offset
+
 
 class InputGuard:
     """Counts rejected messages by reason, logs them at a limited rate, checks stamps, and tells the node's
     diagnostics what its inputs look like.
 
     Stamp policy (every node, per input topic):
+    - only the stamp of a message the node accepted counts: a message rejected for its content never moves the
+      topic's clock;
     - a stamp before the last accepted one is rejected (``stamp_backwards``);
     - a stamp more than ``max_stamp_lead`` [s] ahead of the node's clock is rejected (``stamp_future``) and not
       adopted, so one far-future stamp cannot make the valid messages after it look old (the check waits for
@@ -158,6 +166,7 @@ class InputGuard:
         self.main_topic, self.timeout_parameter = main_topic, timeout_parameter
         self.clock_jumps = 0
         self._stamps = {}
+        self._pending = None                 # (track, stamp [s], followed jump or None) until the message is accepted
         self._last_good = None               # node clock [ns] of the last good main_topic message
         self._accepted = 0                   # messages accepted since the last diagnostics
         self._window_reasons = Counter()     # and those rejected, by reason
@@ -167,7 +176,8 @@ class InputGuard:
         return self.node.get_clock().now().nanoseconds
 
     def check_stamp(self, topic, stamp):
-        """The stamp in seconds, if it is in line (see the class); else RejectedMessage."""
+        """The stamp in seconds, if it is in line (see the class); else RejectedMessage. It is adopted when the
+        message is accepted (:meth:`accept`)."""
         seconds = stamp_seconds(stamp)
         track = self._stamps.get(topic)
         if track is None:
@@ -178,7 +188,7 @@ class InputGuard:
         elif track.last is not None and seconds < track.last:
             kind = "stamp_backwards"
         else:
-            track.last, track.run = seconds, 0
+            self._pending = (track, seconds, None)
             return seconds
         if track.run_kind == kind and track.run_last is not None and seconds > track.run_last:
             track.run += 1
@@ -186,14 +196,7 @@ class InputGuard:
             track.run, track.run_kind = 1, kind
         track.run_last = seconds
         if track.run >= self.clock_jump_messages:
-            self.clock_jumps += 1
-            self.node.get_logger().warning(
-                f"{topic}: the source's clock jumped {'ahead' if kind == 'stamp_future' else 'back'} to "
-                f"{seconds:.6f} s (from {track.last if track.last is not None else now:.6f} s; {track.run} stamps "
-                "in a row); following it")
-            if kind == "stamp_future":
-                track.offset = seconds - now
-            track.last, track.run = seconds, 0
+            self._pending = (track, seconds, (topic, kind, now))
             return seconds
         if kind == "stamp_future":
             raise RejectedMessage(kind, f"{topic}: stamp {seconds:.6f} s is {seconds - now:.3f} s ahead of the "
@@ -202,16 +205,33 @@ class InputGuard:
 
     def accept(self, topic):
         self._accepted += 1
+        if self._pending is not None:
+            self._adopt(*self._pending)
         if topic == self.main_topic:  # the only topic whose age is reported: the clock is read for it alone
             self._last_good = self._now()
 
+    def _adopt(self, track, seconds, jump):
+        self._pending = None
+        if jump is None:
+            track.adopt(seconds)
+            return
+        topic, kind, now = jump
+        self.clock_jumps += 1
+        self.node.get_logger().warning(
+            f"{topic}: the source's clock jumped {'ahead' if kind == 'stamp_future' else 'back'} to {seconds:.6f} s "
+            f"(from {track.last if track.last is not None else now:.6f} s; {track.run} stamps in a row); following "
+            "it")
+        track.adopt(seconds, seconds - now if kind == "stamp_future" else None)
+
     def reject(self, error):
+        self._pending = None
         self.rejected[error.reason] += 1
         self._window_reasons[error.reason] += 1
         self.log.warning(error.reason, f"rejected: {error.detail} (kept the last good state)")
 
     def fault(self, where, error):
         """An unexpected exception in a callback: counted and logged, never allowed to reach the executor."""
+        self._pending = None
         self.rejected["internal_error"] += 1
         self._window_reasons["internal_error"] += 1
         self.log.error(where, f"{where}: {type(error).__name__}: {error} (message dropped, last good state kept)")

@@ -28,8 +28,8 @@ from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
                                            declare_robot, describe, run, subscribe, timer)
-from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, finite,
-                                             point_message, vector_values)
+from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, check_frame, finite,
+                                             point_message, unit_quaternion, vector_values)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 STATE_COLORS = {CONTACT: ColorRGBA(r=0.1, g=0.8, b=0.2, a=0.6), AERIAL: ColorRGBA(r=0.6, g=0.6, b=0.6, a=0.4),
                 UNKNOWN: ColorRGBA(r=1.0, g=0.5, b=0.0, a=0.6)}
@@ -108,11 +108,9 @@ class ContactEstimatorNode(Node):
 
     def on_odom(self, message):
         self.guard.check_stamp("odom", message.header.stamp)
-        p, o = message.pose.pose.position, message.pose.pose.orientation
-        position = finite(vector_values(p), "odom", "position")
-        quaternion = finite([o.x, o.y, o.z, o.w], "odom", "orientation")
-        if abs(np.linalg.norm(quaternion) - 1.0) > 1e-3:
-            raise RejectedMessage("odom_not_unit", "odom: orientation is not a unit quaternion")
+        check_frame(message.header, self.world_frame, "odom")
+        position = finite(vector_values(message.pose.pose.position), "odom", "position")
+        quaternion = unit_quaternion(message.pose.pose.orientation, "odom")
         self.base = (position, quaternion)
         self.odom_received = True
 

@@ -27,11 +27,12 @@ from humanoid_balance.mapping import COMMAND_FIELDS, IMPEDANCE_FIELDS, ActuatorM
 from humanoid_balance.model import ClosureError, ModelError, SingularConfigurationError, load_robot
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted,
                                            declare_robot, describe, run, subscribe, timer)
-from humanoid_balance.nodes.messages import Float64ArrayWriter, JointStateReader, JointStateWriter
+from humanoid_balance.nodes.messages import Float64ArrayWriter, JointStateReader, JointStateWriter, RejectedMessage
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
 
 INTERFACES = tuple(COMMAND_FIELDS)
 GAIN_PARAMETERS = ("impedance_stiffness", "impedance_damping", "max_stiffness", "max_damping")
+LIMIT_TOLERANCE = 1e-6  # a commanded output this far outside its URDF limits is refused [m, rad]
 
 
 class LoopClosureMapperNode(LifecycleNode):
@@ -77,6 +78,8 @@ class LoopClosureMapperNode(LifecycleNode):
                          for interface, fields in COMMAND_FIELDS.items()}
         self.states = JointStateWriter(self.robot.actuated_names)
         self.zeros = np.zeros(len(self.robot.output_names))
+        lower, upper = self.robot.position_limits(self.robot.output_names)
+        self.lower, self.upper = lower - LIMIT_TOLERANCE, upper + LIMIT_TOLERANCE
         self.command_timeout = value("command_timeout")
         self.last_command_time = None  # node-clock time of the last balance/joint_command [s] (simulated with /clock)
         self.holds = 0                 # timer ticks that held the posture for want of commands
@@ -123,8 +126,13 @@ class LoopClosureMapperNode(LifecycleNode):
     def on_command(self, message):
         timing = self.timing.begin()
         self.guard.check_stamp("balance/joint_command", message.header.stamp)
-        self.last_command_time, self.last_stamp = self.now(), message.header.stamp
         positions, velocities, efforts, _ = self.reader.read(message)
+        outside = (positions < self.lower) | (positions > self.upper)
+        if outside.any():
+            joint = outside.argmax()
+            raise RejectedMessage("outside_limits", f"balance/joint_command: {self.robot.output_names[joint]} at "
+                                  f"{positions[joint]:.4g} is outside its URDF limits")
+        self.last_command_time, self.last_stamp = self.now(), message.header.stamp
         timing.lap()
         try:
             command = self.core.update(positions, self.zeros if velocities is None else velocities,

@@ -5,6 +5,7 @@ once, with their name lists, and refilled on every publish through preallocated 
 the message setters take as they are.
 """
 import array
+from typing import NamedTuple
 
 import numpy as np
 from geometry_msgs.msg import Point, PointStamped, Vector3, WrenchStamped
@@ -12,7 +13,8 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 
-__all__ = ["RejectedMessage", "finite", "stamp_seconds", "JointStateReader", "Float64Buffer", "JointStateWriter",
+__all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "stamp_seconds", "JointStateReader",
+           "LimbTrajectory", "read_limb_trajectory", "Float64Buffer", "JointStateWriter",
            "Float64ArrayWriter", "OdometryWriter", "WrenchWriter", "point_message", "wrench_message",
            "vector_values"]
 
@@ -38,6 +40,68 @@ def finite(values, topic, field):
     if not np.isfinite(array_values).all():
         raise RejectedMessage("not_finite", f"{topic}: {field} contains NaN or Inf")
     return array_values
+
+
+def unit_quaternion(orientation, topic, field="orientation"):
+    """A geometry_msgs Quaternion as a finite (x, y, z, w) array of norm 1 ± 1e-3; RejectedMessage('not_unit')
+    otherwise (a norm-0 or norm-2 quaternion is no rotation)."""
+    quaternion = finite([orientation.x, orientation.y, orientation.z, orientation.w], topic, field)
+    norm = float(np.sqrt(quaternion @ quaternion))
+    if abs(norm - 1.0) > 1e-3:
+        raise RejectedMessage("not_unit", f"{topic}: {field} has norm {norm:.4f}, not a unit quaternion")
+    return quaternion
+
+
+def check_frame(header, expected, topic):
+    """RejectedMessage('unknown_frame') unless the header's frame_id is ``expected`` (or empty: unspecified)."""
+    if header.frame_id and header.frame_id != expected:
+        raise RejectedMessage("unknown_frame", f"{topic}: frame_id '{header.frame_id[:80]}' is not '{expected}'")
+
+
+class LimbTrajectory(NamedTuple):
+    """A validated trajectory_msgs/JointTrajectory of one limb: its start and its points' velocities in the limb's
+    joint order."""
+
+    start: float            # [s] on the stamps' clock; 0 in the message: when it arrived
+    times: np.ndarray       # time_from_start of each point, strictly increasing, ≥ 0 [s]
+    velocities: np.ndarray  # (points, joints) [rad/s, m/s]; zeros for points without velocities
+
+    def rates(self, time):
+        """The velocities of the point due at ``time`` [s] (the first before the start, the last after the end)."""
+        if not len(self.times):
+            return np.zeros(self.velocities.shape[1])
+        index = min(int(np.searchsorted(self.times, time - self.start)), len(self.times) - 1)
+        return self.velocities[index]
+
+
+def read_limb_trajectory(message, topic, joints, now):
+    """``message`` as a :class:`LimbTrajectory` of the limb's ``joints`` (any order, each once, no other), its start
+    ``now`` [s] if the stamp is zero.
+
+    Raises:
+        RejectedMessage: wrong or duplicate joint names, lengths, non-finite values, times negative or not
+            increasing.
+    """
+    names = list(message.joint_names)
+    if sorted(names) != sorted(joints) or len(set(names)) != len(names):
+        shown = [name[:40] for name in names[:8]]
+        raise RejectedMessage("wrong_joints", f"{topic}: joint_names {shown} are not the limb's joints {list(joints)}")
+    order = [names.index(joint) for joint in joints]
+    count = len(message.points)
+    times = np.empty(count)
+    velocities = np.zeros((count, len(joints)))
+    for k, point in enumerate(message.points):
+        if len(point.positions) not in (0, len(names)) or len(point.velocities) not in (0, len(names)):
+            raise RejectedMessage("length_mismatch", f"{topic}: point {k} has {len(point.positions)} positions and "
+                                  f"{len(point.velocities)} velocities for {len(names)} joints")
+        finite(point.positions, topic, f"points[{k}].positions")
+        if len(point.velocities):
+            velocities[k] = finite(point.velocities, topic, f"points[{k}].velocities")[order]
+        times[k] = point.time_from_start.sec + 1e-9 * point.time_from_start.nanosec
+    if count and (times[0] < 0.0 or np.any(np.diff(times) <= 0.0)):
+        raise RejectedMessage("bad_times", f"{topic}: time_from_start must be ≥ 0 and strictly increasing")
+    start = stamp_seconds(message.header.stamp)
+    return LimbTrajectory(start if start > 0.0 else now, times, velocities)
 
 
 def vector_values(*vectors):
