@@ -52,6 +52,9 @@ class Session(NodeSession):
         self.odom.publish(odom)
         for publisher in self.states:
             publisher.publish(Int8(data=1))
+        zmp = PointStamped()  # under the base: without a recent zmp the balancer warns that it has no ZMP feedback
+        zmp.header.stamp.sec, zmp.header.stamp.nanosec, zmp.header.frame_id = stamp_sec, stamp_nsec, "odom"
+        self.zmp.publish(zmp)
         message = JointState(name=list(self.robot.joint_names), position=[float(x) for x in self.q],
                              velocity=[0.0] * len(self.q))
         message.header.stamp.sec, message.header.stamp.nanosec = stamp_sec, stamp_nsec

@@ -103,6 +103,8 @@ class CentroidalBalancerNode(LifecycleNode):
         self.world_frame = value("world_frame")
         self.input_timeout = value("input_timeout")
         self.latest = {"odom": None, "zmp": None}
+        self.zmp_clock = None  # node clock when the last good zmp arrived [ns]
+        self.zmp_fresh = False
         self.phases = {foot.name: None for foot in feet}  # in contact, from the last contact/<foot>/state or wrench
         self.com_reference = None
         self.trajectories = {}
@@ -181,8 +183,10 @@ class CentroidalBalancerNode(LifecycleNode):
         self.latest["odom"] = (np.concatenate([position, quaternion]), velocity)
 
     def on_zmp(self, message):
+        self.guard.check_stamp("zmp", message.header.stamp)
         check_frame(message.header, self.world_frame, "zmp")
         self.latest["zmp"] = finite(vector_values(message.point), "zmp", "point")
+        self.zmp_clock = self.get_clock().now().nanoseconds
 
     def on_com_reference(self, message):
         check_frame(message.header, self.world_frame, "balance/com_reference")
@@ -236,9 +240,12 @@ class CentroidalBalancerNode(LifecycleNode):
         dt = 0.0 if self.last_input_time is None else float(np.clip(time - self.last_input_time, 0.0, 0.05))
         self.last_input_time, self.last_input_stamp = time, message.header.stamp
         self.last_input_clock = self.get_clock().now()
+        self.zmp_fresh = self.zmp_clock is not None and \
+            (self.last_input_clock.nanoseconds - self.zmp_clock) * 1e-9 <= self.input_timeout
         if self.com_reference is None:
             self.com_reference = self.core.kinematics.update(q).com.copy()
-        state = BalancerState(q, v, tuple(self.in_contact(f.name) for f in self.feet), self.latest["zmp"],
+        state = BalancerState(q, v, tuple(self.in_contact(f.name) for f in self.feet),
+                              self.latest["zmp"] if self.zmp_fresh else None,
                               self.com_reference, self.limb_rates(time), dict(self.poses))
         if self.holding:
             self.core.hold(state)
@@ -299,6 +306,9 @@ class CentroidalBalancerNode(LifecycleNode):
             self.diagnostics.publish("WARN", "waiting for estimated_joint_states and odom", values)
         elif self.holding:
             self.diagnostics.publish("WARN", "inputs stale: holding posture", values)
+        elif not self.zmp_fresh:
+            self.diagnostics.publish("WARN", f"zmp stale or missing (older than input_timeout {self.input_timeout} "
+                                     "s): balancing without ZMP feedback", values)
         elif str(self.status.get("qp status", "solved")).startswith("fallback"):
             self.diagnostics.publish("WARN", f"wrench QP {self.status['qp status']}", values)
         else:

@@ -83,7 +83,7 @@ class MujocoSimNode(Node):
                                                        if spec else [])
         self.soles = soles
         self.rng = np.random.default_rng(0)
-        self.guard = InputGuard(self)
+        self.guard = InputGuard(self, "actuator_commands", "command_timeout")  # ERROR when commands stop
         self.rate = RateMeter()
         self.timing = CallbackTiming(("step", "sensors", "ground truth"))  # one plant tick
         self.timestep = timestep
