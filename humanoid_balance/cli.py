@@ -111,6 +111,13 @@ def build_parser():
     demo.add_argument("--output", type=Path, default=Path("demo_report"),
                       help="report folder: PNG plots and metrics.json (default ./demo_report)")
     demo.add_argument("--video", type=Path, help="also render the run offscreen to this .gif or .mp4 (MP4 needs ffmpeg)")
+    recording = demo.add_mutually_exclusive_group()
+    recording.add_argument("--record", type=Path, metavar="DIR",
+                           help="record every topic of the node graph, on simulated time, into this rosbag2 directory "
+                                "(MCAP storage; DIR.mcap and metadata.yaml inside; 'x.mcap' stands for the directory "
+                                "x; with --mode both, one per mode: DIR_kinematic, DIR_momentum). Default: recording "
+                                "in the report folder")
+    recording.add_argument("--no-record", action="store_true", help="do not record the topics")
     demo.add_argument("--real-time", action="store_true",
                       help="run the plant free against the wall clock instead of in lockstep: nothing waits for the "
                            "controller, as on a robot")
@@ -232,9 +239,10 @@ def init(urdf, feet, output, loops=None, package_dirs=()):
     return 0
 
 
-def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic"):
+def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic", record=True):
     """The closed-loop demo; returns the exit code (0: no fall, ZMP inside the support polygon, nodes OK). ``mode``
-    ``both`` runs kinematic then momentum mode into ``output``/<mode> and compares them."""
+    ``both`` runs kinematic then momentum mode into ``output``/<mode> and compares them. ``record``: True (into
+    the report folder), False, or a rosbag2 directory."""
     if video is not None:
         os.environ.setdefault("MUJOCO_GL", "egl")  # headless rendering, before MuJoCo loads
         if video.suffix.lower() not in (".gif", ".mp4"):
@@ -244,14 +252,18 @@ def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT,
     from humanoid_balance.demo.runner import run_demo, summary
     from humanoid_balance.demo.scenario import SCENARIOS
     from humanoid_balance.nodes.common import USER_MISTAKES
+    from humanoid_balance.recording import bag_path
 
     modes = ("kinematic", "momentum") if mode == "both" else (mode,)
     codes, runs = [], {}
     for each in modes:
         folder = output / each if mode == "both" else output
+        recording = folder / "recording" if record is True else record or None
+        if recording and mode == "both" and record is not True:
+            recording = bag_path(recording).with_name(f"{bag_path(recording).name}_{each}")
         try:
             code, figures, paths = run_demo(SCENARIOS[scenario], folder, video, real_time_rate=real_time_rate,
-                                            robot=robot, mode=each)
+                                            robot=robot, mode=each, record=recording)
         except USER_MISTAKES as error:
             print(f"humanoid-balance demo: error: {error}", file=sys.stderr)
             return 1
@@ -277,7 +289,7 @@ def main(argv=None):
         if args.rate <= 0.0:
             parser.error(f"--rate {args.rate:g}: give a positive control rate in Hz")
         return demo(args.scenario, args.output, args.video, args.rate if args.real_time else None, args.robot,
-                    args.mode)
+                    args.mode, False if args.no_record else args.record or True)
     if args.command == "bench":
         return bench(args.experiments, args.smoke, args.output, args.strict, args.robot)
     if args.command == "import-sdf":

@@ -4,8 +4,9 @@ The nodes are the same classes, with the same parameter files, that ``sim.launch
 runs in lockstep on its own /clock: the closed loop sees one tick of delay whatever the machine, and runs are
 reproducible. With ``real_time_rate`` the plant runs free against the wall clock at that control rate, as a robot
 does, and nothing waits for the controller (the nodes then run on rclpy's EventsExecutor). A director node plays
-the scenario (pushes on sim/push, arm trajectories on balance/<arm>/trajectory) and records ground truth and
-estimates for the report.
+the scenario (pushes on sim/push, arm trajectories on balance/<arm>/trajectory), publishes robot_description (latched,
+as robot_state_publisher does) and records ground truth and estimates for the report. With ``record``, a recorder
+node writes every topic of the graph, on the plant's clock, into a rosbag2 (MCAP) directory, with the robot's /tf.
 """
 import sys
 import time
@@ -21,6 +22,8 @@ from std_msgs.msg import Float64MultiArray
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from humanoid_balance.control.balancer import COMMAND_INTERFACES
@@ -33,9 +36,11 @@ from humanoid_balance.nodes.contact_estimator import ContactEstimatorNode
 from humanoid_balance.nodes.loop_closure_mapper import LoopClosureMapperNode
 from humanoid_balance.nodes.mujoco_sim import MujocoSimNode
 from humanoid_balance.nodes.state_estimator import StateEstimatorNode
+from humanoid_balance.progress import Progress
+from humanoid_balance.recording import Bag, GraphRecorder, RobotTransforms, TransformRecorder
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
-__all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES", "BALANCE_MODES"]
+__all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES", "BALANCE_MODES", "LATCHED_QOS"]
 
 LEVEL_NAMES = {value: name for name, value in LEVELS.items()}
 SEVERITY = ("OK", "WARN", "STALE", "ERROR")
@@ -54,6 +59,9 @@ SIMULATION_OVERRIDES = {  # what sim.launch.py passes on top of the files: the p
     "loop_closure_mapper": ["use_sim_time:=true"],
 }
 
+
+LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+"""robot_description's QoS, as robot_state_publisher offers it: a subscriber that joins later still gets it."""
 
 BALANCE_MODES = ("kinematic", "momentum")
 """kinematic: Choi–Kim on position drives; momentum: Garofalo et al. on the actuators' joint impedance (the
@@ -93,18 +101,20 @@ def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic"):
 class Director(Node):
     """Plays the scenario on simulated time and records what the report needs."""
 
-    def __init__(self, scenario, feet, limbs, progress=print):
-        """``limbs``: busy limb → (joints, swing) of those that dance."""
+    def __init__(self, scenario, feet, limbs, urdf, progress):
+        """``limbs``: busy limb → (joints, swing) of those that dance; ``urdf``: the robot's URDF file, published
+        on robot_description; ``progress``: a :class:`Progress`."""
         super().__init__("demo_director")
         self.scenario, self.feet, self.limbs, self.progress = scenario, feet, limbs, progress
         self.recording = Recording()
         self.pending_pushes = list(scenario.pushes)
         self.dance_sent = False
         self.now = 0.0
-        self.next_report = 1.0
         self.latest = {"com": None, "margin": float("nan"), "forces": np.zeros(len(feet))}
         self.linear_momentum = None
         self.commands = 0  # actuator_commands received, for the command rate
+        self.description_publisher = self.create_publisher(String, "robot_description", LATCHED_QOS)
+        self.description_publisher.publish(String(data=Path(urdf).read_text()))
         self.push_publisher = self.create_publisher(WrenchStamped, "sim/push", RELIABLE_QOS)
         self.arm_publishers = {limb: self.create_publisher(JointTrajectory, f"balance/{limb}/trajectory",
                                                            RELIABLE_QOS) for limb in limbs}
@@ -133,20 +143,21 @@ class Director(Node):
             self.push(self.pending_pushes.pop(0), message.header.stamp)
         if not self.dance_sent and self.limbs and self.now >= self.scenario.dance.start:
             self.dance(message.header.stamp)
-        if self.now >= self.next_report:
-            self.next_report += 1.0
-            com = self.latest["com"]
-            self.progress(f"[{self.now:5.1f} s] base {message.pose.pose.position.z:.3f} m, CoM y "
-                          f"{com[1] * 1000 if com is not None else float('nan'):+6.1f} mm, ZMP margin "
-                          f"{self.latest['margin'] * 1000:5.1f} mm, soles "
-                          + " / ".join(f"{f:.0f}" for f in self.latest["forces"]) + " N")
+        self.progress.update(self.now, lambda: self.status(message.pose.pose.position.z))
+
+    def status(self, base_height):
+        """The run in a few figures: base height [m], lateral CoM, ZMP margin, sole forces."""
+        com = self.latest["com"]
+        return (f"base {base_height:.3f} m, CoM y {com[1] * 1000 if com is not None else float('nan'):+6.1f} mm, "
+                f"ZMP margin {self.latest['margin'] * 1000:5.1f} mm, soles "
+                + " / ".join(f"{f:.0f}" for f in self.latest["forces"]) + " N")
 
     def push(self, push, stamp):
         message = WrenchStamped()
         message.header.stamp, message.header.frame_id = stamp, push.body
         message.wrench.force.x, message.wrench.force.y, message.wrench.force.z = map(float, push.force)
         self.push_publisher.publish(message)
-        self.progress(f"[{self.now:5.1f} s] {push.label}: {np.linalg.norm(push.force):.0f} N on {push.body}")
+        self.progress.line(f"[{self.now:5.1f} s] {push.label}: {np.linalg.norm(push.force):.0f} N on {push.body}")
 
     def dance(self, stamp):
         dance = self.scenario.dance
@@ -160,7 +171,7 @@ class Director(Node):
                     time_from_start=Duration(sec=int(t), nanosec=int(round((t % 1) * 1e9)) % 1_000_000_000)))
             self.arm_publishers[limb].publish(trajectory)
         self.dance_sent = True
-        self.progress(f"[{self.now:5.1f} s] dancing arms: {', '.join(self.limbs)} at {dance.frequency:g} Hz for "
+        self.progress.line(f"[{self.now:5.1f} s] dancing arms: {', '.join(self.limbs)} at {dance.frequency:g} Hz for "
                       f"{dance.duration:g} s")
 
     # -- recording --------------------------------------------------------------------------------------
@@ -245,57 +256,92 @@ class Video:
         return self.path
 
 
-def run_demo(scenario, output, video=None, wall_timeout=None, progress=print, real_time_rate=None,
-             robot=DEFAULT_ROBOT, mode="kinematic"):
+def run_demo(scenario, output, video=None, wall_timeout=None, progress=None, real_time_rate=None,
+             robot=DEFAULT_ROBOT, mode="kinematic", record=None):
     """Run ``scenario`` on ``robot`` (a bundled robot's name or a directory written by ``humanoid-balance init``)
     in balance ``mode`` (BALANCE_MODES); write the report folder ``output``; return (exit code, metrics, written
     paths).
 
     ``real_time_rate`` [Hz]: run the plant free against the wall clock at that control rate instead of in lockstep.
+    ``record``: a rosbag2 directory to record every topic into (see :func:`start_recording`). ``progress``: a
+    :class:`Progress` (default: a bar to stdout).
     """
+    progress = progress or Progress(scenario.duration)
     rclpy.init(args=["--ros-args", "--log-level", "warn"])
-    nodes = {}
+    nodes, recorder = {}, None
     try:
         nodes = build_suite(real_time_rate, robot, mode)
         plant, config = nodes["mujoco_sim"], nodes["centroidal_balancer"].robot_config
         for warning in plant.sim.warnings:
-            progress(f"warning: {warning}")
+            progress.line(f"warning: {warning}")
         scenario = scenario.for_robot(plant.sim.mass, plant.sim.root_body, plant.push_duration)
         limbs = {limb: (config.limb_joints[limb], config.limb_swing[limb]) for limb in config.busy_limbs
                  if limb in config.limb_swing}
-        director = nodes["demo_director"] = Director(scenario, plant.feet, limbs, progress)
-        recorder = Video(plant.sim, video) if video else None
+        director = nodes["demo_director"] = Director(scenario, plant.feet, limbs, config.urdf_file, progress)
+        if record is not None:
+            recorder = start_recording(record, config.urdf_file, {
+                "recorded_by": "humanoid-balance demo", "scenario": scenario.name, "robot": str(robot), "mode": mode,
+                "plant": f"free-running at {real_time_rate:g} Hz" if real_time_rate else "lockstep"})
+        camera = Video(plant.sim, video) if video else None
         executor = EventsExecutor() if real_time_rate else SingleThreadedExecutor()
         for node in nodes.values():
             executor.add_node(node)
         pace = (f"running free against the wall clock at {real_time_rate:g} Hz" if real_time_rate else "in lockstep")
-        progress(f"humanoid_balance demo: {scenario.name} scenario on {Path(config.urdf_file).stem} in {mode} mode, "
-                 f"{scenario.duration:g} s simulated, MuJoCo plant "
-                 f"{pace} with state_estimator → contact_estimator → centroidal_balancer → loop_closure_mapper")
+        progress.line(f"humanoid_balance demo: {scenario.name} scenario on {Path(config.urdf_file).stem} in {mode} "
+                      f"mode, {scenario.duration:g} s simulated, MuJoCo plant {pace} with state_estimator → "
+                      "contact_estimator → centroidal_balancer → loop_closure_mapper")
         started = time.monotonic()
         limit = wall_timeout or 40.0 * scenario.duration + 60.0
         while not director.done:
             if time.monotonic() - started > limit:
-                progress(f"stopped after {limit:.0f} s of wall time at {director.now:.1f} s simulated")
+                progress.line(f"stopped after {limit:.0f} s of wall time at {director.now:.1f} s simulated")
                 break
             executor.spin_once(timeout_sec=0.1)
             if recorder is not None:
-                recorder.capture()
+                recorder.poll()
+            if camera is not None:
+                camera.capture()
+        progress.close()
         wall = time.monotonic() - started
         figures = metrics(director.recording, scenario, wall, plant.push_duration)
         figures["control"] = {"mode": mode,
                               "plant": f"free-running at {real_time_rate:g} Hz" if real_time_rate else "lockstep",
                               "actuator command rate achieved [Hz]": director.commands / wall}
+        if recorder is not None:
+            figures["recording"] = finish_recording(recorder)
         paths = write_report(output, director.recording, scenario, figures, director.feet)
-        if recorder is not None and recorder.frames:
-            paths.append(recorder.save())
+        if recorder is not None:
+            paths.append(recorder.bag.path)
+        if camera is not None and camera.frames:
+            paths.append(camera.save())
         return (0 if figures["success"] else 1), figures, paths
     except (KeyboardInterrupt, ExternalShutdownException):
         return 130, None, []
     finally:
+        if recorder is not None:
+            recorder.bag.close()   # a recording cut short is still a valid one
         for node in nodes.values():
             node.destroy_node()
         rclpy.try_shutdown()
+
+
+def start_recording(path, urdf, description):
+    """A :class:`GraphRecorder` of every topic into the rosbag2 directory ``path`` (``x.mcap``: the directory
+    ``x``), stamped with the simulated time, plus /tf and /tf_static of the robot (``urdf``) from
+    estimated_joint_states and odom; ``description`` (key → text) goes into the metadata."""
+    recorder = GraphRecorder(Bag(path, description), use_sim_time=True)
+    TransformRecorder(recorder, RobotTransforms(urdf))
+    return recorder
+
+
+def finish_recording(recorder):
+    """Close the recording; what it holds: path, topics, messages, size, and any topic of the graph it missed."""
+    missed = recorder.close()
+    bag = recorder.bag
+    if missed:
+        recorder.node.get_logger().warning(f"not recorded: {', '.join(missed)}")
+    return {"path": str(bag.path), "topics": len(bag.counts), "messages": sum(bag.counts.values()),
+            "size [MB]": bag.file.stat().st_size / 1e6, "topics of the graph not recorded": missed}
 
 
 def summary(figures, paths, out=sys.stdout):
@@ -317,5 +363,9 @@ def summary(figures, paths, out=sys.stdout):
     dance = figures["dancing arms"]
     lines.append(f"  dancing arms: CoM held within {dance['CoM horizontal deviation [m]'] * 1000:.1f} mm, ZMP moved "
                  f"{dance['ZMP excursion x, y [m]'][0] * 1000:.0f} / {dance['ZMP excursion x, y [m]'][1] * 1000:.0f} mm")
+    if "recording" in figures:
+        recording = figures["recording"]
+        lines.append(f"  recording: {recording['path']} ({recording['topics']} topics, {recording['messages']} "
+                     f"messages, {recording['size [MB]']:.1f} MB; rosbag2, MCAP)")
     lines.append("  report: " + ", ".join(str(p) for p in paths))
     print("\n".join(lines), file=out)
