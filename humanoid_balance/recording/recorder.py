@@ -53,10 +53,11 @@ class GraphRecorder:
         use_sim_time: log messages on the simulated time of /clock (0 before the first) instead of the system clock.
         poll_period: :meth:`poll` takes messages at most this often [s of wall time].
         discovery_period: how often :meth:`poll` looks at the graph again for new topics [s of wall time].
+        context: the rclpy context of the recorder's node (default: the global one).
     """
 
-    def __init__(self, bag, use_sim_time=False, poll_period=0.005, discovery_period=1.0):
-        self.node = Node("recorder", start_parameter_services=False, enable_rosout=False,
+    def __init__(self, bag, use_sim_time=False, poll_period=0.005, discovery_period=1.0, context=None):
+        self.node = Node("recorder", context=context, start_parameter_services=False, enable_rosout=False,
                          parameter_overrides=[Parameter("start_type_description_service", value=False)])
         self.bag, self.use_sim_time = bag, use_sim_time
         self.poll_period, self.discovery_period = poll_period, discovery_period
