@@ -23,6 +23,7 @@ setup(
         share("config/robots", "*.yaml"),
         share("urdf", "*.urdf"),
         share("rviz", "*.rviz"),
+        share("rviz", "*.foxglove.json"),
     ],
     install_requires=["setuptools"],
     extras_require={"test": ["pytest"]},  # colcon test runs pytest (not unittest) because of this
