@@ -142,6 +142,11 @@ def build_parser():
     bench.add_argument("--robot", help="run every experiment on this robot instead of the one its paper used: a "
                        "directory written by `humanoid-balance init`, or a bundled robot; rows that do not apply "
                        "say why")
+    bench.add_argument("--record", type=Path, metavar="DIR",
+                       help="record each simulated run into DIR, one rosbag2 (MCAP) directory per run: push, dance, "
+                            "jump, wrench and cores as the closed loop's ticks turned into the nodes' messages on "
+                            "their topics; nodes_push with every topic of the node graph. Not recorded: dds (a "
+                            "recorder would change the DDS load it measures), estimator and inertia (no simulation)")
     sdf = commands.add_parser("import-sdf", help="turn an SDF model with closed chains into DIR/<model>.urdf (the "
                               "spanning tree) and DIR/<model>.loops.yaml (its loop closures); report what changed "
                               "and the problems found")
@@ -198,7 +203,7 @@ def import_sdf(sdf, output, package_dirs=(), actuated=None, outputs=None, measur
     return 0
 
 
-def bench(experiments, smoke, output, strict, robot=None):
+def bench(experiments, smoke, output, strict, robot=None, record=None):
     """The benchmark table; returns the exit code (1: an experiment failed to run, the robot cannot be loaded, or
     a target missed under --strict)."""
     unknown = [name for name in experiments if name not in EXPERIMENTS]
@@ -219,10 +224,13 @@ def bench(experiments, smoke, output, strict, robot=None):
             return 1
     command = "humanoid-balance bench" + (f" --robot {robot}" if robot else "")
     results = run_benchmarks(experiments or list(EXPERIMENTS), smoke=smoke, output=output, command=command,
-                             robot=robot)
+                             robot=robot, record=record)
     crashed = any(r.measured.startswith("error:") for r in results)
     missed = [f"{r.experiment}: {r.quantity}" for r in results if r.met is False]
     print(f"\n{len(results) - len(missed)} of {len(results)} rows meet their target or only report; wrote {output}")
+    if record is not None:
+        runs = sorted(path.name for path in record.glob("*/metadata.yaml"))
+        print(f"recorded {len(runs)} simulated runs into {record} (rosbag2, MCAP)")
     return 1 if crashed or (strict and missed) else 0
 
 
@@ -291,7 +299,7 @@ def main(argv=None):
         return demo(args.scenario, args.output, args.video, args.rate if args.real_time else None, args.robot,
                     args.mode, False if args.no_record else args.record or True)
     if args.command == "bench":
-        return bench(args.experiments, args.smoke, args.output, args.strict, args.robot)
+        return bench(args.experiments, args.smoke, args.output, args.strict, args.robot, args.record)
     if args.command == "import-sdf":
         return import_sdf(args.sdf, args.output, args.package_dirs, args.actuated, args.outputs, args.measured,
                           args.loop_axes, args.keep_springs)

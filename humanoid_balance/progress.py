@@ -30,6 +30,7 @@ class Progress:
         self.terminal = stream is not None and stream.isatty()
         self.started = time.monotonic()
         self.simulated = 0.0
+        self.earlier = 0.0     # simulated time of the runs before this one [s]
         self.next_line = interval
         self.next_draw = 0.0
         self.drawn = False
@@ -47,9 +48,13 @@ class Progress:
         print(text, file=self.stream, flush=True)
         self.next_draw = 0.0
 
+    def begin_run(self):
+        """A new run starts from simulated time 0: the progress counts on from the runs before it."""
+        self.earlier = self.simulated
+
     def update(self, simulated, status=lambda: ""):
-        """The simulated time reached [s]; ``status()`` gives a short text (called only when shown)."""
-        self.simulated = simulated
+        """The simulated time the run reached [s]; ``status()`` gives a short text (called only when shown)."""
+        simulated = self.simulated = self.earlier + simulated
         if self.stream is None:
             return
         if self.terminal:

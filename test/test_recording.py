@@ -1,9 +1,11 @@
-"""The recorder, read back by an independent reader: messages of every type the suite publishes go through
+"""The recorders, read back by an independent reader: messages of every type the suite publishes go through
 GraphRecorder into a rosbag2 (MCAP) directory, and the ``mcap`` library with ``mcap-ros2-support``'s decoder (not
 rosbags, which wrote it) must give back each message field by field, on the simulated time of the /clock that
-preceded it, with the topics, types, hashes and offered QoS in metadata.yaml."""
+preceded it, with the topics, types, hashes and offered QoS in metadata.yaml. A run of the benchmarks' closed loop
+(bench --record) must come back as what its cores produced, tick by tick."""
 import time
 
+import numpy as np
 import pytest
 import rclpy
 import yaml
@@ -20,10 +22,11 @@ from std_msgs.msg import ColorRGBA, Float64MultiArray, Int8, MultiArrayDimension
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from visualization_msgs.msg import Marker, MarkerArray
 
+from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
+from humanoid_balance.bench.session import running
 from humanoid_balance.recording import Bag, GraphRecorder, bag_path
 from recordings import read_recording, same_fields
 
-pytestmark = pytest.mark.dds
 PREFIX = "/recording_test"
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -84,6 +87,7 @@ def context():
     context.try_shutdown()
 
 
+@pytest.mark.dds
 def test_every_message_type_comes_back_field_by_field_on_the_simulated_time(tmp_path, context):
     node = Node("recording_test_publisher", context=context, namespace=PREFIX)
     executor = SingleThreadedExecutor(context=context)
@@ -150,3 +154,42 @@ def test_a_recording_path(tmp_path):
     second = Bag(tmp_path / "again", {"run": "2"})   # a recording is replaced
     second.close()
     assert "run: '2'" in (tmp_path / "again" / "metadata.yaml").read_text()
+
+
+def test_a_closed_loop_run_comes_back_as_what_its_cores_produced(tmp_path):
+    with running("loop", record=tmp_path):
+        loop = ClosedLoop(robot_config("kangaroo_like"), mode="kinematic")
+        ticks = []
+        while loop.sim.time < 0.3:
+            loop.tick()
+            ticks.append(loop.signals)
+            if len(ticks) == 50:
+                loop.push([0.0, 30.0, 0.0], 0.1)
+    [metadata] = tmp_path.glob("*/metadata.yaml")
+    assert metadata.parent.name == "loop_01_kinematic_position"
+    recording = read_recording(metadata.parent / f"{metadata.parent.name}.mcap")
+    log_times = [round(signals.time * 1e9) for signals in ticks]
+
+    def values(topic, read):
+        assert [log_time for log_time, _ in recording.messages[topic]] == log_times, topic
+        return np.array([read(message) for _, message in recording.messages[topic]])
+
+    def point(p):
+        return p.x, p.y, p.z
+
+    np.testing.assert_array_equal(values("/joint_states", lambda m: m.position), [s.sensors[0] for s in ticks])
+    np.testing.assert_array_equal(values("/estimated_joint_states", lambda m: m.position), [s.state.q for s in ticks])
+    np.testing.assert_array_equal(values("/estimated_joint_states", lambda m: m.velocity), [s.state.v for s in ticks])
+    np.testing.assert_array_equal(values("/odom", lambda m: point(m.pose.pose.position)),
+                                  [s.state.base.position for s in ticks])
+    np.testing.assert_array_equal(values("/zmp", lambda m: point(m.point)), [s.contact.zmp for s in ticks])
+    np.testing.assert_array_equal(values("/balance/joint_command", lambda m: m.effort),
+                                  [s.command.effort for s in ticks])
+    np.testing.assert_array_equal(values("/actuator_commands", lambda m: m.data), [s.actuators.position for s in ticks])
+    np.testing.assert_array_equal(values("/sim/com", lambda m: point(m.point)), [s.truth.com for s in ticks])
+    np.testing.assert_array_equal(values("/clock", lambda m: m.clock.sec * 1_000_000_000 + m.clock.nanosec),
+                                  log_times)
+    assert [m.name for _, m in recording.messages["/estimated_joint_states"][:1]] == [list(loop.robot.joint_names)]
+    [(pushed_at, push)] = recording.messages["/sim/push"]
+    assert pushed_at == log_times[49] and (push.header.frame_id, push.wrench.force.y) == (loop.base_body, 30.0)
+    assert len(recording.messages["/robot_description"]) == len(recording.messages["/tf_static"]) == 1

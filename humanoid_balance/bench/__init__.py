@@ -4,7 +4,10 @@ Each experiment module has ``run(smoke, robot) -> [Result]``, the robot its pape
 ``NOTE`` on how it is run; :func:`run_benchmarks` runs the chosen ones, prints one table (paper figure, our target,
 measured) and writes BENCHMARKS.md with the machine's description. ``smoke`` runs each briefly, for CI; ``robot``
 (a bundled robot's name or a directory written by ``humanoid-balance init``) runs every experiment on that robot
-instead, an experiment that does not apply to it saying why in its row.
+instead, an experiment that does not apply to it saying why in its row. Each experiment runs in a
+:mod:`~humanoid_balance.bench.session`: its simulated runs advance a progress line and, with ``record``, are
+recorded one rosbag2 (MCAP) directory each (RECORDED: those that simulate; dds is left out, a recorder would
+change the DDS load it measures).
 """
 import importlib
 import sys
@@ -12,8 +15,10 @@ import time
 from pathlib import Path
 
 from humanoid_balance.bench.results import Result, benchmarks_markdown, format_table, machine_info
+from humanoid_balance.bench.session import running
+from humanoid_balance.progress import Progress
 
-__all__ = ["EXPERIMENTS", "run_benchmarks"]
+__all__ = ["EXPERIMENTS", "RECORDED", "run_benchmarks"]
 
 EXPERIMENTS = {  # name → module, in the issue's order
     "push": "push_recovery",
@@ -28,9 +33,16 @@ EXPERIMENTS = {  # name → module, in the issue's order
 }
 
 
-def run_benchmarks(names, smoke=False, output=None, command="humanoid-balance bench", progress=print, robot=None):
+RECORDED = ("push", "dance", "jump", "wrench", "cores", "nodes_push")
+"""The experiments whose simulated runs ``record`` records: the closed loop's (as the nodes' messages) and the
+runs through the nodes (every topic of the graph)."""
+
+
+def run_benchmarks(names, smoke=False, output=None, command="humanoid-balance bench", progress=print, robot=None,
+                   record=None, live=sys.stderr):
     """Run the named experiments (on ``robot`` instead of their own when given); print the table, write ``output``
-    (Markdown) if given; returns the rows.
+    (Markdown) if given; returns the rows. ``record``: a folder for one recording per simulated run; ``live``:
+    where each experiment's simulated time and real-time factor are shown while it runs (None: nowhere).
 
     An experiment that raises becomes one row saying so (met: no), so one failure does not hide the others.
     """
@@ -40,7 +52,8 @@ def run_benchmarks(names, smoke=False, output=None, command="humanoid-balance be
         start = time.perf_counter()
         progress(f"[bench] {name} …", file=sys.stderr)
         try:
-            rows = module.run(smoke=smoke, robot=robot or module.ROBOT)
+            with running(name, Progress(label=f"[bench] {name}: ", stream=live, events=False, interval=5.0), record):
+                rows = module.run(smoke=smoke, robot=robot or module.ROBOT)
         except Exception as error:  # noqa: BLE001 — reported in the table, with its type and message
             rows = [Result(name, "experiment", "—", "runs", f"error: {type(error).__name__}: {error}", False)]
         progress(f"[bench] {name}: {time.perf_counter() - start:.0f} s", file=sys.stderr)

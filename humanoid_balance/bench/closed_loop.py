@@ -3,12 +3,16 @@
 Each control tick does what the four nodes do, in the same order and with the same classes:
 plant sensors → :class:`RobotStateEstimator` → :class:`ContactEstimator` (actuator forces) → :class:`Balancer`
 → :class:`ActuatorMap` → plant drives. Leaving DDS out makes the loop deterministic and the physics the only
-thing measured; experiment 7 measures the same chain over DDS. Ground truth comes from the plant. Units: SI.
+thing measured; experiment 7 measures the same chain over DDS. Ground truth comes from the plant. Each tick
+advances the bench session's progress and, with ``bench --record``, is recorded as the nodes' messages
+(loop_recording.py). Units: SI.
 """
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
+from humanoid_balance.bench.session import current as current_session
 from humanoid_balance.control.balancer import Balancer, BalancerConfig, BalancerState, Foot
 from humanoid_balance.control.embedded_motion import J_BUSY, Section
 from humanoid_balance.estimation import ImuSample, RobotStateEstimator
@@ -20,7 +24,7 @@ from humanoid_balance.model.robot_config import check_robot_config, load_robot_c
 from humanoid_balance.resources import DEFAULT_ROBOT, robot_config_file
 from humanoid_balance.sim import Simulation
 
-__all__ = ["FALL_DROP", "Sample", "ClosedLoop", "robot_config"]
+__all__ = ["FALL_DROP", "Sample", "Signals", "ClosedLoop", "robot_config"]
 
 FALL_DROP = 0.15   # a base this far below its start has fallen [m]
 
@@ -43,6 +47,19 @@ class Sample(NamedTuple):
     estimated_wrenches: np.ndarray  # (feet, 6) estimated sole wrenches, sole frames [N, N·m] (nan when unknown)
     q: np.ndarray             # the estimated configuration the command was computed from
     efforts: np.ndarray       # measured actuator efforts, robot.actuated_names order [N, N·m]
+
+
+class Signals(NamedTuple):
+    """What each stage of one tick produced, for a recording of the run."""
+
+    time: float               # [s]
+    sensors: tuple            # (position, velocity, effort) of the actuated joints the loop read
+    imu: tuple                # (quaternion xyzw, gyro [rad/s])
+    state: object             # the state estimator's RobotState
+    contact: object           # the contact estimator's ContactEstimate
+    command: object           # the balancer's JointCommand
+    actuators: object         # the mapper's ActuatorCommand, None when it refused
+    truth: object             # the plant's GroundTruth
 
 
 class ClosedLoop:
@@ -87,6 +104,24 @@ class ClosedLoop:
         self.refusals = 0         # commands the mapper could not realise
         self.start_height = self.sim.ground_truth().base_position[2]
         self.base_body = robot.base_frame or self.robot.root_link  # where pushes land
+        self.signals = None       # the last tick's Signals
+        run = current_session()
+        run.progress.begin_run()
+        path = run.recording_path(f"{mode}_{'impedance' if impedance else 'position'}")
+        self.recording = None
+        if path is not None:
+            from humanoid_balance.bench.loop_recording import LoopRecorder   # ROS messages only when recording
+
+            self.recording = run.opened(LoopRecorder(path, self, {
+                "recorded_by": f"humanoid-balance bench {run.experiment}", "robot": Path(robot.urdf_file).stem,
+                "mode": mode, "plant": "closed loop in one Python loop, lockstep"}))
+
+    def push(self, force, duration, body=None):
+        """Push ``body`` (default: the base) with a world-frame ``force`` [N] for ``duration`` [s]."""
+        body = body or self.base_body
+        self.sim.push(body, force, duration=duration)
+        if self.recording is not None:
+            self.recording.push(self.sim.time, body, force)
 
     def tick(self, arm_rates=None, com_offset=(0.0, 0.0, 0.0)):
         """Step the plant one control period, run the suite on its sensors, send the command; returns a
@@ -110,6 +145,7 @@ class ClosedLoop:
             actuators = self.mapper.update(command.position, command.velocity, command.effort)
         except (ClosureError, SingularConfigurationError):  # as the mapper node: keep the last safe command
             self.refusals += 1
+            actuators = None
         else:
             if self.impedance:
                 sim.set_impedance_command(*(values[self.to_plant] for values in
@@ -118,6 +154,11 @@ class ClosedLoop:
             else:
                 sim.set_command("position", actuators.position[self.to_plant])
         truth = sim.ground_truth()
+        self.signals = Signals(sim.time, (position, velocity, effort), (quaternion, gyro), state, contact, command,
+                               actuators, truth)
+        current_session().progress.update(sim.time)
+        if self.recording is not None:
+            self.recording.write(self.signals)
         wrenches = np.array([np.full(6, np.nan) if foot.wrench is None else foot.wrench for foot in contact.feet])
         return Sample(sim.time, truth.com, float(truth.base_position[2]), sim.data.xpos[sim.sole_bodies].copy(),
                       truth.sole_forces, truth.zmp, np.full(3, np.nan) if contact.zmp is None else contact.zmp, wrenches,

@@ -51,7 +51,7 @@ def push(impulse, robot=ROBOT, feedback=True):
         com.append((sample.time, *sample.com))
         fell = loop.fallen(sample)
         if soles_before is None and sample.time >= PUSH_TIME - 1e-9:
-            loop.sim.push(loop.base_body, [0.0, impulse / PUSH_DURATION, 0.0], duration=PUSH_DURATION)
+            loop.push([0.0, impulse / PUSH_DURATION, 0.0], PUSH_DURATION)
             soles_before = sample.soles.copy()
     com = np.array(com)
     baseline = com[(com[:, 0] > PUSH_TIME - 0.2) & (com[:, 0] <= PUSH_TIME), 1:3].mean(axis=0)

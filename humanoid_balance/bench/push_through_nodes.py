@@ -11,10 +11,10 @@ import tempfile
 
 from humanoid_balance.bench.closed_loop import robot_config
 from humanoid_balance.bench.results import Result
+from humanoid_balance.bench.session import current as current_session
 from humanoid_balance.demo.runner import run_demo
 from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
 from humanoid_balance.model import load_robot
-from humanoid_balance.progress import Progress
 
 __all__ = ["NOTE", "ROBOT", "run", "push_through_nodes"]
 
@@ -41,8 +41,10 @@ def push_through_nodes(impulse, mode, robot=ROBOT):
     scenario = Scenario("push", PUSH_TIME + WATCHED + 0.5, 0.5,
                         (Push(PUSH_TIME, (0.0, impulse / robot_mass(robot), 0.0), "lateral push"),),
                         ArmDance(PUSH_TIME + WATCHED, 0.5, 2.0, 0.0))  # still arms: only closes the push's window
+    run = current_session()
     with tempfile.TemporaryDirectory(prefix="push_through_nodes_") as folder:
-        _, figures, _ = run_demo(scenario, folder, progress=Progress(stream=None), robot=robot, mode=mode)
+        _, figures, _ = run_demo(scenario, folder, progress=run.progress, robot=robot, mode=mode,
+                                 record=run.recording_path(f"{mode}_{impulse:g}Ns"))
     return figures
 
 

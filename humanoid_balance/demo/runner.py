@@ -22,7 +22,6 @@ from std_msgs.msg import Float64MultiArray
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -37,10 +36,10 @@ from humanoid_balance.nodes.loop_closure_mapper import LoopClosureMapperNode
 from humanoid_balance.nodes.mujoco_sim import MujocoSimNode
 from humanoid_balance.nodes.state_estimator import StateEstimatorNode
 from humanoid_balance.progress import Progress
-from humanoid_balance.recording import Bag, GraphRecorder, RobotTransforms, TransformRecorder
+from humanoid_balance.recording import LATCHED_QOS, Bag, GraphRecorder, RobotTransforms, TransformRecorder
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
-__all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES", "BALANCE_MODES", "LATCHED_QOS"]
+__all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES", "BALANCE_MODES"]
 
 LEVEL_NAMES = {value: name for name, value in LEVELS.items()}
 SEVERITY = ("OK", "WARN", "STALE", "ERROR")
@@ -59,9 +58,6 @@ SIMULATION_OVERRIDES = {  # what sim.launch.py passes on top of the files: the p
     "loop_closure_mapper": ["use_sim_time:=true"],
 }
 
-
-LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-"""robot_description's QoS, as robot_state_publisher offers it: a subscriber that joins later still gets it."""
 
 BALANCE_MODES = ("kinematic", "momentum")
 """kinematic: Choi–Kim on position drives; momentum: Garofalo et al. on the actuators' joint impedance (the
@@ -267,6 +263,7 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=None, rea
     :class:`Progress` (default: a bar to stdout).
     """
     progress = progress or Progress(scenario.duration)
+    progress.begin_run()
     rclpy.init(args=["--ros-args", "--log-level", "warn"])
     nodes, recorder = {}, None
     try:

@@ -24,10 +24,12 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from rosgraph_msgs.msg import Clock
 
-__all__ = ["GraphRecorder", "message_class", "DEPTH"]
+__all__ = ["GraphRecorder", "message_class", "DEPTH", "LATCHED_QOS"]
 
 DEPTH = 100           # messages a reader holds between two polls
 CLOCK_TOPIC = "/clock"
+LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+"""What a latched topic offers (robot_description, /tf_static): a subscriber that joins later still gets it."""
 
 
 def message_class(msgtype):

@@ -11,17 +11,17 @@ import xml.etree.ElementTree as ElementTree
 import numpy as np
 import pinocchio as pin
 from nav_msgs.msg import Odometry
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 
 from humanoid_balance.recording.bag import TYPESTORE
+from humanoid_balance.recording.recorder import LATCHED_QOS
 
 __all__ = ["RobotTransforms", "TransformRecorder", "TF_QOS", "TF_STATIC_QOS"]
 
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-TF_STATIC_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                           durability=DurabilityPolicy.TRANSIENT_LOCAL)   # as tf2's static broadcaster offers it
+TF_STATIC_QOS = LATCHED_QOS   # as tf2's static broadcaster offers it
 TF_TYPE = "tf2_msgs/msg/TFMessage"
 _T = TYPESTORE.types
 
