@@ -13,7 +13,7 @@ from humanoid_balance.cli import main
 
 def test_smoke_run_writes_every_experiment_and_the_machine(tmp_path):
     output = tmp_path / "BENCHMARKS.md"
-    names = [name for name in EXPERIMENTS if name != "dds"]
+    names = [name for name in EXPERIMENTS if name not in ("dds", "soak")]  # their own tests: DDS chains
     results = run_benchmarks(names, smoke=True, output=output, progress=lambda *args, **kwargs: None)
     assert not [r for r in results if r.measured.startswith("error:")]
     assert {r.experiment.split()[0] for r in results} == {"1", "2", "3", "4", "5", "6", "8", "9"}

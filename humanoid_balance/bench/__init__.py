@@ -30,6 +30,7 @@ EXPERIMENTS = {  # name → module, in the issue's order
     "dds": "dds_loop",
     "cores": "cores",
     "nodes_push": "push_through_nodes",
+    "soak": "soak",
 }
 
 

@@ -79,24 +79,30 @@ class LoopRun(NamedTuple):
     warnings: dict           # node → the last non-OK diagnostics message of the window ('' if none)
 
 
-def overrides(rate, directory, mode="kinematic"):
+def overrides(rate, directory, mode="kinematic", lockstep=False):
     """This experiment's parameters on top of config/, each scoped to its node (balance_stack reads them all);
-    ``mode`` momentum runs the balancer on the plant's joint impedance (the mapper's per-actuator gains)."""
+    ``mode`` momentum runs the balancer on the plant's joint impedance (the mapper's per-actuator gains);
+    ``lockstep``: the plant waits for each tick's command instead of running free, and the nodes run on its
+    /clock."""
     interface = COMMAND_INTERFACES[mode]
-    return {PLANT: {"real_time": True, "lockstep": False, "publish_clock": False, "publish_period": 1.0 / rate,
-                    "command_interface": interface},
-            "state_estimator": {"offsets_file": str(Path(directory) / "offsets.yaml")},  # no calibration of ~/.ros
-            "contact_estimator": {"mode": "actuator_forces", "sample_rate": float(rate)},
-            "centroidal_balancer": {"mode": mode},
-            "loop_closure_mapper": {"command_interface": interface}}
+    table = {PLANT: {"real_time": not lockstep, "lockstep": lockstep, "publish_clock": lockstep,
+                     "lockstep_timeout": 5.0 / rate,  # a tick whose command was lost waits five ticks' time
+                     "publish_period": 1.0 / rate, "command_interface": interface},
+             "state_estimator": {"offsets_file": str(Path(directory) / "offsets.yaml")},  # no calibration of ~/.ros
+             "contact_estimator": {"mode": "actuator_forces", "sample_rate": float(rate)},
+             "centroidal_balancer": {"mode": mode},
+             "loop_closure_mapper": {"command_interface": interface}}
+    for node in SUITE:
+        table[node]["use_sim_time"] = lockstep
+    return table
 
 
-def ros_arguments(name, rate, directory, robot=ROBOT, mode="kinematic"):
+def ros_arguments(name, rate, directory, robot=ROBOT, mode="kinematic", lockstep=False):
     """--ros-args of one process: the robot's configuration, the parameter files of config/ for the nodes it runs,
     then the overrides."""
     nodes = SUITE if name == "balance_stack" else (name,)
     path = Path(directory) / f"{name}.overrides.yaml"
-    table = overrides(rate, directory, mode)
+    table = overrides(rate, directory, mode, lockstep)
     path.write_text(yaml.safe_dump({f"/**/{node}": {"ros__parameters": table[node]} for node in nodes}))
     arguments = ["--params-file", str(robot_config_file(robot))]
     for node in nodes:

@@ -28,10 +28,11 @@ def cpu_seconds(pid):
 class NodeProcess:
     """One executable of the package in its own process, its stdout and stderr written to ``<directory>/<name>.log``."""
 
-    def __init__(self, name, ros_args, environment, directory):
+    def __init__(self, name, ros_args, environment, directory, append=False):
+        """``append``: add to the log of an earlier run of ``name`` (a restart) instead of starting it afresh."""
         self.name = name
         self.log = Path(directory) / f"{name}.log"
-        with open(self.log, "w") as log:
+        with open(self.log, "a" if append else "w") as log:
             self.process = subprocess.Popen([str(executable(name)), "--ros-args", *ros_args], stdout=log,
                                             stderr=subprocess.STDOUT, env=environment, preexec_fn=die_with_parent)
 

@@ -8,15 +8,17 @@ import array
 from typing import NamedTuple
 
 import numpy as np
+from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Point, PointStamped, Vector3, WrenchStamped
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 __all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "stamp_seconds", "JointStateReader",
            "LimbTrajectory", "read_limb_trajectory", "Float64Buffer", "JointStateWriter",
            "Float64ArrayWriter", "OdometryWriter", "WrenchWriter", "point_message", "wrench_message",
-           "vector_values"]
+           "vector_values", "trajectory_message"]
 
 
 class RejectedMessage(Exception):
@@ -268,4 +270,17 @@ def wrench_message(stamp, frame, wrench):
     message.header.stamp, message.header.frame_id = stamp, frame
     message.wrench.force = Vector3(x=float(wrench[0]), y=float(wrench[1]), z=float(wrench[2]))
     message.wrench.torque = Vector3(x=float(wrench[3]), y=float(wrench[4]), z=float(wrench[5]))
+    return message
+
+
+def trajectory_message(joint_names, times, positions, velocities, stamp):
+    """trajectory_msgs/JointTrajectory starting at ``stamp``: one point per time from start [s], with positions
+    (k, n) [rad, m] and velocities (k, n)."""
+    message = JointTrajectory(joint_names=list(joint_names))
+    message.header.stamp = stamp
+    for t, position, velocity in zip(times, positions, velocities):
+        seconds = int(t)
+        message.points.append(JointTrajectoryPoint(
+            positions=position.tolist(), velocities=velocity.tolist(),
+            time_from_start=Duration(sec=seconds, nanosec=min(int(round((t - seconds) * 1e9)), 999_999_999))))
     return message

@@ -1,0 +1,90 @@
+"""Faults in time on the running chain (issue 20), the plant free-running against the wall clock and the four nodes
+in their own processes, as on a robot, each fault judged against what the chain did just before it:
+
+- kill -9 of each node, then a restart: the others report the gap and hold, the robot stays up, and the chain
+  resumes balancing where it was;
+- two seconds of silence from the plant (SIGSTOP), then recovery;
+- the soak run's smoke version (humanoid-balance bench soak): random pushes and dances, nothing dies, leaks or is
+  rejected.
+"""
+import time
+
+import pytest
+
+from chain_watch import HEIGHT_TOLERANCE, MAIN_OUTPUT, RATE, SETTLE, assert_standing_as_before, running_chain
+from humanoid_balance.bench import soak
+from humanoid_balance.bench.dds_loop import PLANT, SUITE
+
+pytestmark = pytest.mark.dds
+
+
+@pytest.fixture(scope="module")
+def chain():
+    yield from running_chain(lockstep=False)
+
+
+GAP_REPORT = {  # killed node → (node that reports it, words of its report)
+    "state_estimator": ("contact_estimator", "no good estimated_joint_states"),
+    "contact_estimator": ("centroidal_balancer", "zmp stale"),
+    "centroidal_balancer": ("loop_closure_mapper", "balance/joint_command stale"),
+    "loop_closure_mapper": ("mujoco_sim", "no good actuator_commands"),
+}
+
+
+@pytest.mark.parametrize("node", SUITE)
+def test_kill_9_and_restart_the_others_report_and_hold_then_the_chain_resumes(chain, node):
+    before = chain.watch.baseline()
+    chain.kill(node)
+    killed = time.monotonic()
+    reporter, words = GAP_REPORT[node]
+    assert chain.spin(5.0, until=lambda: chain.status[reporter].arrival > killed + 0.5 and
+                      words in chain.status[reporter].message), chain.status[reporter]
+    assert chain.status[reporter].level in ("WARN", "ERROR")
+    assert abs(chain.base_height - before[1]) < HEIGHT_TOLERANCE, "the robot sagged while a node was down"
+    chain.launch(node)
+    assert_resumes(chain, node, f"the restart of {node}")
+    assert_standing_as_before(chain, before, f"kill -9 and restart of {node}")
+
+
+def test_two_seconds_of_silence_from_the_plant_are_reported_then_the_chain_recovers(chain):
+    before = chain.watch.baseline()
+    chain.pause(PLANT)  # SIGSTOP: the robot's sensors and the plant's clock stop
+    paused = time.monotonic()
+    try:
+        assert chain.spin(2.0, until=lambda: time.monotonic() > paused + 2.0 and
+                          chain.status["state_estimator"].arrival > paused + 0.6)
+        silent = chain.status["state_estimator"]
+        assert silent.level == "ERROR" and silent.message.startswith("no good joint_states"), silent
+        assert chain.watch.rate("actuator_commands", paused + 0.5, time.monotonic()) < 0.1 * RATE
+    finally:
+        chain.resume(PLANT)
+    assert_resumes(chain, PLANT, "two seconds of silence")
+    assert_standing_as_before(chain, before, "two seconds of silence")
+
+
+def assert_resumes(chain, node, what):
+    """``node``'s main output and the commands flow again at more than half the rate, and every node's next status
+    after SETTLE is no ERROR."""
+    def flowing(topic):
+        now = time.monotonic()
+        return chain.watch.rate(topic, now - 0.5, now) > 0.5 * RATE
+
+    assert chain.spin(60.0, until=lambda: flowing(MAIN_OUTPUT[node]) and flowing("actuator_commands")), \
+        f"no recovery after {what}; {node}'s output ends:\n{chain.processes[node].tail()}"
+    chain.spin(SETTLE)
+    settled = time.monotonic()
+    assert chain.spin(3.0, until=lambda: all(chain.status[name].arrival > settled for name in (*SUITE, PLANT)))
+    errors = {name: chain.status[name] for name in (*SUITE, PLANT) if chain.status[name].level == "ERROR"}
+    assert not errors, f"after {what}: {errors}"
+
+
+def test_soak_smoke_run_stands_leaks_nothing_and_rejects_nothing():
+    """``humanoid-balance bench soak --smoke``: 20 s of random pushes and dances through a chain of its own."""
+    run = soak.soak(soak.SMOKE_SECONDS)
+    assert run.pushes >= 4 and run.dances >= 3
+    assert set(run.memory_start) == set(run.memory_end) == {*SUITE, PLANT}
+    falls, _, died, memory, rejected = soak.rows(run)
+    assert falls.met, falls.measured
+    assert died.met, died.measured
+    assert rejected.met, rejected.measured
+    assert memory.measured.count("(of ") == 5
