@@ -26,7 +26,7 @@ from rosgraph_msgs.msg import Clock
 
 __all__ = ["GraphRecorder", "message_class", "DEPTH", "LATCHED_QOS"]
 
-DEPTH = 100           # messages a reader holds between two polls
+DEPTH = 100           # messages a reader holds between two polls (0.2 s of a 500 Hz topic)
 CLOCK_TOPIC = "/clock"
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 """What a latched topic offers (robot_description, /tf_static): a subscriber that joins later still gets it."""
@@ -53,12 +53,13 @@ class GraphRecorder:
     Args:
         bag: the :class:`Bag` to write to; the caller closes it.
         use_sim_time: log messages on the simulated time of /clock (0 before the first) instead of the system clock.
-        poll_period: :meth:`poll` takes messages at most this often [s of wall time].
+        poll_period: :meth:`poll` takes messages at most this often [s of wall time] (each poll tries every
+            reader: polling too often costs more in empty takes than the messages themselves).
         discovery_period: how often :meth:`poll` looks at the graph again for new topics [s of wall time].
         context: the rclpy context of the recorder's node (default: the global one).
     """
 
-    def __init__(self, bag, use_sim_time=False, poll_period=0.005, discovery_period=1.0, context=None):
+    def __init__(self, bag, use_sim_time=False, poll_period=0.05, discovery_period=1.0, context=None):
         self.node = Node("recorder", context=context, start_parameter_services=False, enable_rosout=False,
                          parameter_overrides=[Parameter("start_type_description_service", value=False)])
         self.bag, self.use_sim_time = bag, use_sim_time
@@ -70,21 +71,16 @@ class GraphRecorder:
         self.readers = {}                            # topic → raw subscription
         self.discover()
 
-    def published_topics(self):
-        """topic → (type, publisher QoS profiles, type hash) of every topic of the graph with a publisher."""
-        topics = {}
-        for topic, types in self.node.get_topic_names_and_types():
-            publishers = self.node.get_publishers_info_by_topic(topic)
-            if publishers:
-                topics[topic] = (types[0], [p.qos_profile for p in publishers], str(publishers[0].topic_type_hash))
-        return topics
-
     def discover(self):
-        """Subscribe to the graph's topics not recorded yet."""
-        for topic, (msgtype, offered, type_hash) in self.published_topics().items():
+        """Subscribe to the graph's published topics not recorded yet (recorded ones are not looked at again)."""
+        for topic, types in self.node.get_topic_names_and_types():
             if topic in self.bag.connections or topic in self.unrecordable:
                 continue  # recorded already, by this recorder or by another writer of the bag
-            if not self.bag.add_topic(topic, msgtype, offered, type_hash):
+            publishers = self.node.get_publishers_info_by_topic(topic)
+            if not publishers:
+                continue
+            msgtype, offered = types[0], [p.qos_profile for p in publishers]
+            if not self.bag.add_topic(topic, msgtype, offered, str(publishers[0].topic_type_hash)):
                 self.unrecordable[topic] = msgtype
                 self.node.get_logger().warning(f"{topic}: {msgtype} has no known definition; not recorded")
                 continue
@@ -111,7 +107,7 @@ class GraphRecorder:
                 self.take(topic, reader)
 
     def take(self, topic, reader):
-        """Record every message waiting in ``reader``."""
+        """Record every message waiting in ``reader`` (taken through its handle, as rclpy's executors take them)."""
         while (taken := reader.handle.take_message(reader.msg_type, True)) is not None:
             data, info = taken
             stamp = self.stamp(info["received_timestamp"])
@@ -138,7 +134,8 @@ class GraphRecorder:
     def missed(self):
         """The graph's published topics that are not in the recording (after one more look at the graph)."""
         self.discover()
-        return sorted(set(self.published_topics()) - set(self.bag.connections))
+        return sorted(topic for topic, _ in self.node.get_topic_names_and_types()
+                      if topic not in self.bag.connections and self.node.get_publishers_info_by_topic(topic))
 
     def close(self):
         """Record what is left, close the bag, destroy the node; returns the topics of the graph missed."""

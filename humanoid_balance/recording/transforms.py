@@ -51,8 +51,7 @@ class RobotTransforms:
     def __init__(self, urdf_file):
         self.model = pin.buildModelFromUrdf(str(urdf_file))
         self.data = self.model.createData()
-        self.joints = [(joint.get("name"), joint.get("type"), joint.find("parent").get("link"),
-                        joint.find("child").get("link"))
+        self.joints = [(joint.get("type"), joint.find("parent").get("link"), joint.find("child").get("link"))
                        for joint in ElementTree.parse(urdf_file).getroot().findall("joint")]
         links = [(k, frame.name) for k, frame in enumerate(self.model.frames) if frame.type == pin.FrameType.BODY]
         self.root = links[0][1]
@@ -74,32 +73,34 @@ class RobotTransforms:
                 q[index] = position
         return q
 
-    def link_transforms(self, stamp, q, fixed):
-        """TransformStamped of every ``fixed`` (or every moving) joint, parent link → child link, at ``q``."""
-        placements = self.placements(q)
+    def link_transforms(self, stamp, placements, fixed):
+        """TransformStamped of every ``fixed`` (or every moving) joint, parent link → child link, from the links'
+        ``placements``."""
         return [_transform(stamp, parent, child,
                            placements[self.link_frame[parent]].actInv(placements[self.link_frame[child]]))
-                for _, kind, parent, child in self.joints if (kind == "fixed") == fixed]
+                for kind, parent, child in self.joints if (kind == "fixed") == fixed]
 
-    def odometry_transform(self, stamp, odometry, q):
-        """odom → root link, from an Odometry of any link (its child_frame_id) at ``q``."""
+    def odometry_transform(self, stamp, odometry, placements):
+        """odom → root link, from an Odometry of any link (its child_frame_id) and the links' ``placements``."""
         pose = odometry.pose.pose
         p, o = pose.position, pose.orientation
         odom_base = pin.SE3(pin.Quaternion(o.w, o.x, o.y, o.z).toRotationMatrix(), np.array([p.x, p.y, p.z]))
-        base_in_root = self.placements(q)[self.link_frame[odometry.child_frame_id]]
+        base_in_root = placements[self.link_frame[odometry.child_frame_id]]
         return _transform(stamp, odometry.header.frame_id, self.root, odom_base * base_in_root.inverse())
 
     def static_message(self, stamp):
-        """/tf_static: the fixed joints (CDR bytes)."""
-        transforms = self.link_transforms(stamp, pin.neutral(self.model), fixed=True)
+        """/tf_static: the fixed joints (CDR bytes), stamped ``stamp`` (a builtin_interfaces Time)."""
+        transforms = self.link_transforms(_stamp(stamp.sec, stamp.nanosec), self.placements(pin.neutral(self.model)),
+                                          fixed=True)
         return TYPESTORE.serialize_cdr(_T[TF_TYPE](transforms=transforms), TF_TYPE)
 
     def message(self, joint_state, odometry):
         """/tf at a JointState of the robot's joints and an Odometry of its base (CDR bytes), stamped with the
         joint state's stamp."""
         stamp = _stamp(joint_state.header.stamp.sec, joint_state.header.stamp.nanosec)
-        q = self.configuration(joint_state.name, joint_state.position)
-        transforms = [self.odometry_transform(stamp, odometry, q)] + self.link_transforms(stamp, q, fixed=False)
+        placements = self.placements(self.configuration(joint_state.name, joint_state.position))
+        transforms = [self.odometry_transform(stamp, odometry, placements)] + self.link_transforms(stamp, placements,
+                                                                                                 fixed=False)
         return TYPESTORE.serialize_cdr(_T[TF_TYPE](transforms=transforms), TF_TYPE)
 
 
@@ -131,7 +132,6 @@ class TransformRecorder:
         self.next_stamp = stamp + self.period
         joint_state = deserialize_message(data, JointState)
         if not self.static_written:
-            self.bag.write("/tf_static", stamp, self.transforms.static_message(
-                _stamp(joint_state.header.stamp.sec, joint_state.header.stamp.nanosec)))
+            self.bag.write("/tf_static", stamp, self.transforms.static_message(joint_state.header.stamp))
             self.static_written = True
         self.bag.write("/tf", stamp, self.transforms.message(joint_state, deserialize_message(self.odometry, Odometry)))
