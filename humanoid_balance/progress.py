@@ -28,7 +28,7 @@ class Progress:
     def __init__(self, total=None, label="", stream=sys.stdout, events=True, interval=1.0):
         self.total, self.label, self.stream, self.events, self.interval = total, label, stream, events, interval
         self.terminal = stream is not None and stream.isatty()
-        self.started = time.monotonic()
+        self.started = None    # wall time of the first update [s], monotonic
         self.simulated = 0.0
         self.earlier = 0.0     # simulated time of the runs before this one [s]
         self.next_line = interval
@@ -37,8 +37,8 @@ class Progress:
 
     @property
     def real_time_factor(self):
-        """Simulated time per wall time since the start."""
-        return self.simulated / max(time.monotonic() - self.started, 1e-9)
+        """Simulated time per wall time since the first update (the simulation's start, not its set-up)."""
+        return self.simulated / max(time.monotonic() - self.started, 1e-9) if self.started is not None else 0.0
 
     def line(self, text):
         """An event, on a line of its own."""
@@ -55,6 +55,8 @@ class Progress:
     def update(self, simulated, status=lambda: ""):
         """The simulated time the run reached [s]; ``status()`` gives a short text (called only when shown)."""
         simulated = self.simulated = self.earlier + simulated
+        if self.started is None:
+            self.started = time.monotonic()
         if self.stream is None:
             return
         if self.terminal:
