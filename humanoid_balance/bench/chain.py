@@ -64,9 +64,12 @@ class Chain:
     """Start with ``with Chain(rate) as chain:``; the plant at ``rate`` [Hz] on ``robot`` in balance ``mode``,
     free-running, or with ``lockstep`` waiting for each tick's command (immune to the machine's load)."""
 
+    started = 0  # chains this process has started
+
     def __init__(self, rate=100.0, robot=DEFAULT_ROBOT, mode="kinematic", lockstep=False):
         self.rate, self.robot, self.mode, self.lockstep = rate, robot, mode, lockstep
-        self.environment = ros_environment()
+        Chain.started += 1
+        self.environment = ros_environment(Chain.started)  # a domain of its own, even beside another chain
         self.process_environment = {**os.environ, **self.environment}
         self.folder = tempfile.TemporaryDirectory(prefix="chain_")
         self.directory = self.folder.name

@@ -208,11 +208,12 @@ class LoopProbe:
         rclpy.try_shutdown(context=self.context)
 
 
-def ros_environment():
+def ros_environment(index=0):
     """A DDS domain of the run's own (1..100; 0 is the interactive default), away from the caller's: no other
-    node of this process's session (a test session's, a user's) can publish into the loop."""
+    node of this process's session (a test session's, a user's) can publish into the loop; ``index`` tells apart
+    the runs of one process that may overlap."""
     caller = int(os.environ.get("ROS_DOMAIN_ID", "0") or 0)
-    domain = 1 + (os.getpid() + 50) % 100
+    domain = 1 + (os.getpid() + 50 + index) % 100
     if domain == caller:
         domain = 1 + domain % 100
     return {"ROS_DOMAIN_ID": str(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}

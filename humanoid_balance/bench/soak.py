@@ -58,13 +58,14 @@ class SoakRun:
         self.rejected = {}             # node → {reason: count}
 
 
-def soak(seconds, robot=ROBOT, seed=10, progress=None):
-    """Run the chain on ``robot`` for ``seconds`` [s] after the warm-up with random pushes and dances."""
+def soak(seconds, robot=ROBOT, seed=10, progress=None, lockstep=False):
+    """Run the chain on ``robot`` for ``seconds`` [s] after the warm-up with random pushes and dances; ``lockstep``:
+    the plant waits for each command and ``seconds`` are simulated (a test's run, immune to the machine's load)."""
     config = robot_config(robot)
     mass = pin.computeTotalMass(load_robot(config.urdf_file, config.loops).model)
     rng = np.random.default_rng(seed)
     result = SoakRun()
-    with Chain(RATE, robot) as chain:
+    with Chain(RATE, robot, lockstep=lockstep) as chain:
         push_publisher = chain.node.create_publisher(WrenchStamped, "sim/push", RELIABLE_QOS)
         limb_publishers = {limb: chain.node.create_publisher(JointTrajectory, f"balance/{limb}/trajectory",
                                                              RELIABLE_QOS)
