@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import rclpy
-from builtin_interfaces.msg import Duration
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PolygonStamped, Vector3Stamped, WrenchStamped
 from nav_msgs.msg import Odometry
@@ -23,14 +22,14 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from std_msgs.msg import String
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from trajectory_msgs.msg import JointTrajectory
 
 from humanoid_balance.control.balancer import COMMAND_INTERFACES
 from humanoid_balance.demo.report import Recording, metrics, write_report
 from humanoid_balance.model.soles import polygon_margin
 from humanoid_balance.nodes.centroidal_balancer import CentroidalBalancerNode
 from humanoid_balance.nodes.common import LEVELS, RELIABLE_QOS, autostarted
-from humanoid_balance.nodes.messages import stamp_seconds
+from humanoid_balance.nodes.messages import stamp_seconds, trajectory_message
 from humanoid_balance.nodes.contact_estimator import ContactEstimatorNode
 from humanoid_balance.nodes.loop_closure_mapper import LoopClosureMapperNode
 from humanoid_balance.nodes.mujoco_sim import MujocoSimNode
@@ -158,14 +157,7 @@ class Director(Node):
     def dance(self, stamp):
         dance = self.scenario.dance
         for limb, (joints, swing) in self.limbs.items():
-            times, positions, velocities = dance.trajectory(swing)
-            trajectory = JointTrajectory(joint_names=list(joints))
-            trajectory.header.stamp = stamp
-            for t, position, velocity in zip(times, positions, velocities):
-                trajectory.points.append(JointTrajectoryPoint(
-                    positions=position.tolist(), velocities=velocity.tolist(),
-                    time_from_start=Duration(sec=int(t), nanosec=int(round((t % 1) * 1e9)) % 1_000_000_000)))
-            self.arm_publishers[limb].publish(trajectory)
+            self.arm_publishers[limb].publish(trajectory_message(joints, *dance.trajectory(swing), stamp))
         self.dance_sent = True
         self.progress.line(f"[{self.now:5.1f} s] dancing arms: {', '.join(self.limbs)} at {dance.frequency:g} Hz for "
                       f"{dance.duration:g} s")
