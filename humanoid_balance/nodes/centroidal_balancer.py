@@ -239,9 +239,8 @@ class CentroidalBalancerNode(LifecycleNode):
         self.last_q = q
         dt = 0.0 if self.last_input_time is None else float(np.clip(time - self.last_input_time, 0.0, 0.05))
         self.last_input_time, self.last_input_stamp = time, message.header.stamp
-        self.last_input_clock = self.get_clock().now()
         self.zmp_fresh = self.zmp_clock is not None and \
-            (self.last_input_clock.nanoseconds - self.zmp_clock) * 1e-9 <= self.input_timeout
+            (self.get_clock().now().nanoseconds - self.zmp_clock) * 1e-9 <= self.input_timeout
         if self.com_reference is None:
             self.com_reference = self.core.kinematics.update(q).com.copy()
         state = BalancerState(q, v, tuple(self.in_contact(f.name) for f in self.feet),
@@ -266,8 +265,8 @@ class CentroidalBalancerNode(LifecycleNode):
         """Stale inputs → hold the last posture with zero velocity (published once per tick here)."""
         if self.core is None or self.core.position_command is None or self.last_input_time is None:
             return
-        age = (self.get_clock().now() - self.last_input_clock).nanoseconds * 1e-9
-        if age > self.input_timeout:
+        age = self.guard.input_age()  # of the last good estimated_joint_states
+        if age is not None and age > self.input_timeout:
             self.holding = True
             zeros = np.zeros(len(self.robot.output_names))
             # stamped as the state it holds, so never ahead of the next real command's stamp (the mapper checks)

@@ -81,8 +81,8 @@ class LoopClosureMapperNode(LifecycleNode):
         lower, upper = self.robot.position_limits(self.robot.output_names)
         self.lower, self.upper = lower - LIMIT_TOLERANCE, upper + LIMIT_TOLERANCE
         self.command_timeout = value("command_timeout")
-        self.last_command_time = None  # node-clock time of the last balance/joint_command [s] (simulated with /clock)
         self.holds = 0                 # timer ticks that held the posture for want of commands
+        self.last_stamp = None         # stamp of the last good balance/joint_command since the configuration
         self.rate = RateMeter()
         self.timing = CallbackTiming()
         self.last_safe = None
@@ -132,7 +132,7 @@ class LoopClosureMapperNode(LifecycleNode):
             joint = outside.argmax()
             raise RejectedMessage("outside_limits", f"balance/joint_command: {self.robot.output_names[joint]} at "
                                   f"{positions[joint]:.4g} is outside its URDF limits")
-        self.last_command_time, self.last_stamp = self.now(), message.header.stamp
+        self.last_stamp = message.header.stamp
         timing.lap()
         try:
             command = self.core.update(positions, self.zeros if velocities is None else velocities,
@@ -155,12 +155,11 @@ class LoopClosureMapperNode(LifecycleNode):
         timing.lap()
         self.rate.tick()
 
-    def now(self):
-        return self.get_clock().now().nanoseconds * 1e-9
-
     def stale(self):
-        """No balance/joint_command for command_timeout on the node's clock (a plant in lockstep is never late)."""
-        return self.last_command_time is not None and self.now() - self.last_command_time > self.command_timeout
+        """No good balance/joint_command for command_timeout on the node's clock (a plant in lockstep is never
+        late); the age is the InputGuard's."""
+        age = self.guard.input_age()
+        return self.last_stamp is not None and age is not None and age > self.command_timeout
 
     def check_commands(self):
         """Stale commands: hold the last safe posture with zero velocity and zero feed-forward effort."""
