@@ -21,13 +21,10 @@ from rclpy.parameter import Parameter
 from humanoid_balance.bench.dds_loop import (PLANT, START_TIMEOUT, SUITE, environment_variables, ros_arguments,
                                              ros_environment)
 from humanoid_balance.bench.processes import NodeProcess, stop
-from humanoid_balance.nodes.common import RELIABLE_QOS
+from humanoid_balance.nodes.common import LEVEL_NAMES, RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT
 
 __all__ = ["Chain", "NodeStatus", "resident_memory"]
-
-LEVEL_NAMES = {0: "OK", 1: "WARN", 2: "ERROR", 3: "STALE"}
-
 
 def resident_memory(pid):
     """A process's resident set size [MiB] (Linux /proc)."""
@@ -43,13 +40,10 @@ class NodeStatus:
     __slots__ = ("level", "message", "values", "arrival")
 
     def __init__(self, status):
-        self.level = LEVEL_NAMES[ord(status.level) if isinstance(status.level, bytes) else status.level]
+        self.level = LEVEL_NAMES[status.level]
         self.message = status.message
         self.values = {pair.key: pair.value for pair in status.values}
         self.arrival = time.monotonic()
-
-    def figure(self, key, default=float("nan")):
-        return float(self.values.get(key, default))
 
     def rejected(self):
         """The node's rejected input messages by reason."""

@@ -35,7 +35,7 @@ from humanoid_balance.bench.closed_loop import FALL_DROP, robot_config
 from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_parent, stop
 from humanoid_balance.bench.results import Result
 from humanoid_balance.control.balancer import COMMAND_INTERFACES
-from humanoid_balance.nodes.common import RELIABLE_QOS
+from humanoid_balance.nodes.common import LEVEL_NAMES, RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
 __all__ = ["NOTE", "ROBOT", "run", "measure", "ping_pong", "rows", "LoopRun", "LAYOUTS"]
@@ -157,7 +157,7 @@ class LoopProbe:
         for status in array.status:
             node = status.name.split(":")[0]
             self.reporting.add(node)
-            if status.level != 0:
+            if LEVEL_NAMES[status.level] != "OK":
                 self.warnings[node] = (time.time_ns(), status.message)
             if node == PLANT:
                 values = {pair.key: pair.value for pair in status.values}

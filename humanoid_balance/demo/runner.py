@@ -28,7 +28,7 @@ from humanoid_balance.control.balancer import COMMAND_INTERFACES
 from humanoid_balance.demo.report import Recording, metrics, write_report
 from humanoid_balance.model.soles import polygon_margin
 from humanoid_balance.nodes.centroidal_balancer import CentroidalBalancerNode
-from humanoid_balance.nodes.common import LEVELS, RELIABLE_QOS, autostarted
+from humanoid_balance.nodes.common import LEVEL_NAMES, RELIABLE_QOS, autostarted
 from humanoid_balance.nodes.messages import stamp_seconds, trajectory_message
 from humanoid_balance.nodes.contact_estimator import ContactEstimatorNode
 from humanoid_balance.nodes.loop_closure_mapper import LoopClosureMapperNode
@@ -40,7 +40,6 @@ from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_
 
 __all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES", "BALANCE_MODES"]
 
-LEVEL_NAMES = {value: name for name, value in LEVELS.items()}
 SEVERITY = ("OK", "WARN", "STALE", "ERROR")
 SUITE = {  # node name → (class factory, parameter file), as sim.launch.py starts them
     "mujoco_sim": (MujocoSimNode, "mujoco_sim.yaml"),

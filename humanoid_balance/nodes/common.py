@@ -23,8 +23,8 @@ from humanoid_balance.nodes import shutdown_requested
 from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 from humanoid_balance.resources import robot_config_file
 
-__all__ = ["SENSOR_QOS", "LATEST_QOS", "RELIABLE_QOS", "LEVELS", "EXECUTORS", "ThrottledLog", "InputGuard",
-           "Diagnostics", "describe", "declare_robot", "subscribe", "timer", "autostarted", "run",
+__all__ = ["SENSOR_QOS", "LATEST_QOS", "RELIABLE_QOS", "LEVELS", "LEVEL_NAMES", "EXECUTORS", "ThrottledLog",
+           "InputGuard", "Diagnostics", "describe", "declare_robot", "subscribe", "timer", "autostarted", "run",
            "USER_MISTAKES"]
 
 SENSOR_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
@@ -37,6 +37,8 @@ RELIABLE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 
 LEVELS = {"OK": DiagnosticStatus.OK, "WARN": DiagnosticStatus.WARN, "ERROR": DiagnosticStatus.ERROR,
           "STALE": DiagnosticStatus.STALE}
+LEVEL_NAMES = {value: name for name, value in LEVELS.items()}
+"""A received DiagnosticStatus.level (bytes in this rclpy) → its name."""
 
 EXECUTORS = {"events": EventsExecutor, "single_threaded": rclpy.executors.SingleThreadedExecutor}
 """The ``executor`` parameter: rclpy's EventsExecutor (its C++ event queue takes and dispatches a message for a
