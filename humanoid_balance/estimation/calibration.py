@@ -106,20 +106,17 @@ def save_offsets(path, actuator_names, offsets):
         raise PermissionError(errno.EACCES, "the file is read-only; not replaced", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     document = {"actuator_offsets": {name: float(value) for name, value in zip(actuator_names, offsets)}}
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", delete=False) as handle:
-        try:
+    handle = tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", delete=False)
+    try:
+        with handle:
             yaml.safe_dump(document, handle, sort_keys=False)
             handle.flush()
             os.fsync(handle.fileno())
-        except OSError:
-            os.unlink(handle.name)
-            raise
-    try:
         if path.is_file():
             shutil.copy2(path, path.with_name(f"{path.name}.previous"))
         os.replace(handle.name, path)
     except OSError:
-        os.unlink(handle.name)
+        os.unlink(handle.name)  # the new file, half written or not moved: the old one is untouched
         raise
 
 
