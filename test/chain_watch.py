@@ -1,7 +1,6 @@
 """The running chain as the fault tests see it (test_fuzz.py, test_faults.py): every output of the suite's nodes
 checked as it arrives, and the chain brought up with every main output flowing and the robot standing."""
 import array
-import importlib
 import time
 
 import numpy as np
@@ -15,6 +14,7 @@ from humanoid_balance.bench.closed_loop import FALL_DROP
 from humanoid_balance.bench.dds_loop import PLANT, SUITE
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import load_robot_config
+from humanoid_balance.recording.recorder import message_class
 from humanoid_balance.resources import DEFAULT_ROBOT, robot_config_file
 
 RATE = 100.0            # plant rate [Hz]: free-running, this 2-core machine sustains it (test_free_running)
@@ -28,11 +28,6 @@ MAIN_OUTPUT = {"mujoco_sim": "joint_states", "state_estimator": "estimated_joint
 """Each node's stamped output, one per tick it handles."""
 INFRASTRUCTURE = ("/rosout", "/parameter_events", "/diagnostics", "/clock", "/tf", "/tf_static")
 ALL_EVENTS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)  # matches best-effort writers too
-
-
-def message_class(type_name):
-    package, _, name = type_name.split("/")
-    return getattr(importlib.import_module(f"{package}.msg"), name)
 
 
 def non_finite_fields(message, path=""):
@@ -55,7 +50,8 @@ def non_finite_fields(message, path=""):
 
 
 class Watch:
-    """Every output of the suite's nodes, checked as it arrives; the latest and recent ones of the main outputs."""
+    """Every output of the suite's nodes, checked as it arrives, and the latest of each; the recent ones of the main
+    outputs."""
 
     def __init__(self, chain, robot):
         self.chain = chain
@@ -105,11 +101,11 @@ class Watch:
             if outside.any():
                 self.violations.append(f"{topic}: {values[outside]} outside [{lower[outside]}, {upper[outside]}]")
         name = topic.lstrip("/")
+        self.latest[name] = message
         if name in self.arrivals and values is not None:
             self.arrivals[name].append((time.monotonic(), values))
             if name in self.stamps:
                 self.stamps[name].append(message.header.stamp.sec + 1e-9 * message.header.stamp.nanosec)
-            self.latest[name] = message
 
     def mean(self, topic, since):
         values = [v for arrival, v in self.arrivals[topic] if arrival >= since]

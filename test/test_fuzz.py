@@ -14,9 +14,10 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 import fuzz_messages
 from chain_watch import (ALL_EVENTS, INFRASTRUCTURE, MAIN_OUTPUT, RATE, SETTLE, assert_standing_as_before,
-                         message_class, running_chain)
+                         running_chain)
 from humanoid_balance.bench.dds_loop import PLANT, SUITE
 from humanoid_balance.model.robot_config import load_robot_config
+from humanoid_balance.recording.recorder import message_class
 from humanoid_balance.resources import DEFAULT_ROBOT, robot_config_file
 
 pytestmark = pytest.mark.dds
@@ -36,8 +37,8 @@ def fuzz_catalogue(chain, node):
     command_upper = robot.position_limits(robot.output_names)[1]
     makers = {
         "joint_states": lambda: fuzz_messages.joint_states(latest["joint_states"]),
-        "imu": lambda: fuzz_messages.imu(chain.imu_template),
-        "odom": lambda: fuzz_messages.odometry(chain.odom_template),
+        "imu": lambda: fuzz_messages.imu(latest["imu"]),
+        "odom": lambda: fuzz_messages.odometry(latest["odom"]),
         "zmp": lambda: fuzz_messages.point(latest["zmp"]),
         "balance/com_reference": lambda: fuzz_messages.point(latest["zmp"], stamped=False),
         "estimated_joint_states": lambda: fuzz_messages.joint_states(latest["estimated_joint_states"]),
@@ -61,26 +62,8 @@ def fuzz_catalogue(chain, node):
     return catalogue
 
 
-@pytest.fixture(scope="module")
-def templates(chain):
-    """A valid imu and odom from the chain (the probe records them once)."""
-    from nav_msgs.msg import Odometry
-    from rclpy.qos import qos_profile_sensor_data
-    from sensor_msgs.msg import Imu
-
-    received = {}
-    subscriptions = [chain.node.create_subscription(Imu, "imu", lambda m: received.setdefault("imu", m),
-                                                    qos_profile_sensor_data),
-                     chain.node.create_subscription(Odometry, "odom", lambda m: received.setdefault("odom", m),
-                                                    ALL_EVENTS)]
-    chain.wait(lambda: len(received) == 2, "waiting for imu and odom")
-    for subscription in subscriptions:
-        chain.node.destroy_subscription(subscription)
-    chain.imu_template, chain.odom_template = received["imu"], received["odom"]
-
-
 @pytest.mark.parametrize("node", [*SUITE, PLANT])
-def test_fuzz_is_rejected_counted_and_leaves_the_chain_as_it_was(chain, templates, node):
+def test_fuzz_is_rejected_counted_and_leaves_the_chain_as_it_was(chain, node):
     main = MAIN_OUTPUT[node]
     before = chain.watch.baseline()
     rejected_before = chain.status[node].rejected()
