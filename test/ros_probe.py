@@ -78,18 +78,23 @@ class Probe:
     def change_state(self, node_name, transition_id, timeout=30.0):
         """Ask a lifecycle node for a transition; whether it reached the transition's goal state.
 
-        ChangeState is not idempotent, so a lost reply is not answered by sending the request again: the node's
-        state is read (GetState, idempotent) and compared with the goal."""
+        ChangeState is not idempotent, so a lost reply is not answered by sending the request again. Until the reply
+        comes, the node's state is read every 3 s (GetState, idempotent) and compared with the goal: a transition
+        that takes longer than that on a loaded machine (a configure loading the model) is still waited for."""
         client = self.node.create_client(ChangeState, f"{node_name}/change_state")
         if not self.spin_until(client.service_is_ready, timeout):
             raise TimeoutError(f"service {node_name}/change_state did not appear")
         request = ChangeState.Request()
         request.transition.id = transition_id
         future = client.call_async(request)
-        if self.spin_until(future.done, 3.0):
-            return future.result().success
-        state = self.call(GetState, f"{node_name}/get_state", GetState.Request(), timeout).current_state.id
-        return state == LIFECYCLE_GOAL_STATES[transition_id]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.spin_until(future.done, min(3.0, max(0.0, deadline - time.monotonic()))):
+                return future.result().success
+            state = self.call(GetState, f"{node_name}/get_state", GetState.Request(), timeout).current_state.id
+            if state == LIFECYCLE_GOAL_STATES[transition_id]:
+                return True
+        return False
 
     def diagnostic_values(self, name):
         status = self.diagnostics.get(name)
