@@ -36,7 +36,7 @@ from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted,
-                                           declare_robot, describe, run, subscribe, timer)
+                                           declare_robot, advertise, describe, run, subscribe, timer)
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, RejectedMessage, check_frame, finite,
                                              point_message, read_limb_trajectory, unit_quaternion,
@@ -131,10 +131,10 @@ class CentroidalBalancerNode(LifecycleNode):
             subscribe(self, PoseStamped, f"balance/{limb}/pose",
                       lambda message, limb=limb: self.on_pose(limb, message), RELIABLE_QOS)
         self.create_service(Trigger, "~/jump", self.on_jump)
-        self.command_publisher = self.create_lifecycle_publisher(JointState, "balance/joint_command", RELIABLE_QOS)
-        self.com_publisher = self.create_lifecycle_publisher(PointStamped, "balance/com", RELIABLE_QOS)
-        self.marker_publisher = self.create_lifecycle_publisher(MarkerArray, "balance/markers", RELIABLE_QOS)
-        self.wrench_publishers = [self.create_lifecycle_publisher(WrenchStamped, f"contact/{foot.name}/desired_wrench",
+        self.command_publisher = advertise(self, JointState, "balance/joint_command", RELIABLE_QOS)
+        self.com_publisher = advertise(self, PointStamped, "balance/com", RELIABLE_QOS)
+        self.marker_publisher = advertise(self, MarkerArray, "balance/markers", RELIABLE_QOS)
+        self.wrench_publishers = [advertise(self, WrenchStamped, f"contact/{foot.name}/desired_wrench",
                                                                   RELIABLE_QOS) for foot in feet]
         self.diagnostics = Diagnostics(self, "balance")
         timer(self, 1.0, self.publish_diagnostics)

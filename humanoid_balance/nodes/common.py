@@ -13,19 +13,19 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.exceptions import NameValidationException, ParameterException
 from rclpy.executors import ExternalShutdownException
 from rclpy.experimental import EventsExecutor
-from rclpy.lifecycle import TransitionCallbackReturn
+from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from humanoid_balance.model.errors import ModelError
 from humanoid_balance.model.robot_config import config_from_parameters, load_robot_config, robot_config_parameters
-from humanoid_balance.nodes import shutdown_requested
+from humanoid_balance.nodes import intra_process, shutdown_requested
 from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 from humanoid_balance.resources import robot_config_file
 
 __all__ = ["SENSOR_QOS", "LATEST_QOS", "RELIABLE_QOS", "LEVELS", "LEVEL_NAMES", "EXECUTORS", "ThrottledLog",
-           "InputGuard", "Diagnostics", "describe", "declare_robot", "subscribe", "timer", "autostarted", "run",
-           "USER_MISTAKES"]
+           "InputGuard", "Diagnostics", "describe", "declare_robot", "subscribe", "advertise", "timer", "autostarted",
+           "run", "USER_MISTAKES"]
 
 SENSOR_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 """Sensor topics in: best effort (CONVENTIONS.md), and only the latest sample: a node that falls behind works on
@@ -295,10 +295,25 @@ def _call_guarded(guard, where, callback, *message, counted=True):
 
 
 def subscribe(node, message_type, topic, callback, qos):
-    """A subscription whose callback is guarded by ``node.guard``."""
+    """A subscription whose callback is guarded by ``node.guard``; in balance_stack, in-process for the topics
+    another node of the process publishes (:mod:`humanoid_balance.nodes.intra_process`)."""
     def guarded(message):
         _call_guarded(node.guard, topic, callback, message)
-    return node.create_subscription(message_type, topic, guarded, qos)
+
+    def create():
+        return node.create_subscription(message_type, topic, guarded, qos)
+    hub = intra_process.current()
+    return create() if hub is None else hub.subscribe(node, topic, guarded, create)
+
+
+def advertise(node, message_type, topic, qos):
+    """A node's output (:class:`~humanoid_balance.nodes.intra_process.OutputTopic`): over DDS while something
+    subscribes there, and in balance_stack to the process's other nodes as the message itself; a lifecycle node's
+    only while it is active."""
+    create = node.create_lifecycle_publisher if isinstance(node, LifecycleNode) else node.create_publisher
+    dds = create(message_type, topic, qos)
+    hub = intra_process.current()
+    return intra_process.OutputTopic(dds) if hub is None else hub.output(node, dds)
 
 
 def timer(node, period, callback, clock=None):
@@ -358,7 +373,8 @@ USER_MISTAKES = (ModelError, ValueError, OSError, ParameterException, NameValida
 
 def run(node_factories, name, args=None):
     """Console entry point: build the node (or, given a list of factories, the nodes, composed in one process on one
-    executor) and spin until Ctrl-C or shutdown; exit 0.
+    executor, their topics between them in-process: :mod:`humanoid_balance.nodes.intra_process`) and spin until
+    Ctrl-C or shutdown; exit 0.
 
     The executor is the first node's ``executor`` parameter (:data:`EXECUTORS`). A robot model, file or parameter
     the node cannot use (:data:`USER_MISTAKES` while building it) ends it with a one-line error naming the problem
@@ -373,6 +389,7 @@ def run(node_factories, name, args=None):
         rclpy.init(args=args)
         if shutdown_requested():  # a signal arrived before rclpy's handler was installed
             return 0
+        hub = intra_process.start() if len(factories) > 1 else None
         try:
             for factory in factories:
                 nodes.append(factory())
@@ -394,6 +411,8 @@ def run(node_factories, name, args=None):
         while rclpy.ok():
             try:
                 executor.spin_once(timeout_sec=0.5)  # (the EventsExecutor's own spin() busy-waits in this rclpy)
+                if hub is not None:
+                    hub.drain()
             except RuntimeError as error:
                 if not rclpy.ok():
                     break

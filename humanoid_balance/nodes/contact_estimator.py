@@ -27,7 +27,7 @@ from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
-                                           declare_robot, describe, run, subscribe, timer)
+                                           declare_robot, advertise, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, check_frame, finite,
                                              point_message, unit_quaternion, vector_values)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
@@ -92,17 +92,17 @@ class ContactEstimatorNode(Node):
                 subscribe(self, WrenchStamped, f"{foot}/wrench",
                           lambda message, foot=foot: self.on_wrench(foot, message), SENSOR_QOS)
         self.wrenches = [WrenchWriter(sole) for sole in soles]
-        self.wrench_publishers = [self.create_publisher(WrenchStamped, f"contact/{foot}/wrench", RELIABLE_QOS)
+        self.wrench_publishers = [advertise(self, WrenchStamped, f"contact/{foot}/wrench", RELIABLE_QOS)
                                   for foot in self.feet]
-        self.cop_publishers = [self.create_publisher(PointStamped, f"contact/{foot}/cop", RELIABLE_QOS)
+        self.cop_publishers = [advertise(self, PointStamped, f"contact/{foot}/cop", RELIABLE_QOS)
                                for foot in self.feet]
-        self.state_publishers = [self.create_publisher(Int8, f"contact/{foot}/state", RELIABLE_QOS)
+        self.state_publishers = [advertise(self, Int8, f"contact/{foot}/state", RELIABLE_QOS)
                                  for foot in self.feet]
-        self.zmp_publisher = self.create_publisher(PointStamped, "zmp", RELIABLE_QOS)
+        self.zmp_publisher = advertise(self, PointStamped, "zmp", RELIABLE_QOS)
         self.zmp = PointStamped()
         self.zmp.header.frame_id = self.world_frame
-        self.polygon_publisher = self.create_publisher(PolygonStamped, "support_polygon", RELIABLE_QOS)
-        self.marker_publisher = self.create_publisher(MarkerArray, "contact/markers", RELIABLE_QOS)
+        self.polygon_publisher = advertise(self, PolygonStamped, "support_polygon", RELIABLE_QOS)
+        self.marker_publisher = advertise(self, MarkerArray, "contact/markers", RELIABLE_QOS)
         self.diagnostics = Diagnostics(self, "contacts")
         timer(self, 1.0, self.publish_diagnostics)
 

@@ -26,7 +26,7 @@ from std_msgs.msg import Float64MultiArray
 from humanoid_balance.mapping import COMMAND_FIELDS, IMPEDANCE_FIELDS, ActuatorMap
 from humanoid_balance.model import ClosureError, ModelError, SingularConfigurationError, load_robot
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted,
-                                           declare_robot, describe, run, subscribe, timer)
+                                           declare_robot, advertise, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import Float64ArrayWriter, JointStateReader, JointStateWriter, RejectedMessage
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
 
@@ -91,10 +91,10 @@ class LoopClosureMapperNode(LifecycleNode):
         self.problem = None
         self.condition = float("nan")
         subscribe(self, JointState, "balance/joint_command", self.on_command, LATEST_QOS)
-        self.command_publisher = self.create_lifecycle_publisher(Float64MultiArray, "actuator_commands", RELIABLE_QOS)
-        self.state_publisher = self.create_lifecycle_publisher(JointState, "actuator_states", RELIABLE_QOS)
+        self.command_publisher = advertise(self, Float64MultiArray, "actuator_commands", RELIABLE_QOS)
+        self.state_publisher = advertise(self, JointState, "actuator_states", RELIABLE_QOS)
         self.field_outputs = {  # field → (publisher, message writer), with per_interface_topics
-            field: (self.create_lifecycle_publisher(Float64MultiArray, f"actuator_commands/{field}", RELIABLE_QOS),
+            field: (advertise(self, Float64MultiArray, f"actuator_commands/{field}", RELIABLE_QOS),
                     Float64ArrayWriter(actuators))
             for field in (IMPEDANCE_FIELDS if value("per_interface_topics") else ())}
         self.diagnostics = Diagnostics(self, "mapping")

@@ -32,7 +32,7 @@ from std_msgs.msg import Float64MultiArray
 
 from humanoid_balance.model.loop_closures import load_loop_closures
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
-                                           declare_robot, describe, run, subscribe, timer)
+                                           declare_robot, advertise, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateWriter, OdometryWriter, RejectedMessage, WrenchWriter, finite,
                                              point_message, vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
@@ -101,17 +101,17 @@ class MujocoSimNode(Node):
 
         subscribe(self, Float64MultiArray, "actuator_commands", self.on_command, LATEST_QOS)
         subscribe(self, WrenchStamped, "sim/push", self.on_push, RELIABLE_QOS)
-        self.joint_publisher = self.create_publisher(JointState, "joint_states", SENSOR_QOS)
-        self.imu_publisher = self.create_publisher(Imu, "imu", SENSOR_QOS)
-        self.wrench_publishers = ([self.create_publisher(WrenchStamped, f"{foot}/wrench", SENSOR_QOS)
+        self.joint_publisher = advertise(self, JointState, "joint_states", SENSOR_QOS)
+        self.imu_publisher = advertise(self, Imu, "imu", SENSOR_QOS)
+        self.wrench_publishers = ([advertise(self, WrenchStamped, f"{foot}/wrench", SENSOR_QOS)
                                    for foot in self.feet] if ft else [])
-        self.odom_publisher = self.create_publisher(Odometry, "sim/odom", RELIABLE_QOS)
-        self.com_publisher = self.create_publisher(PointStamped, "sim/com", RELIABLE_QOS)
-        self.contact_publishers = [self.create_publisher(WrenchStamped, f"sim/{foot}/contact_force", RELIABLE_QOS)
+        self.odom_publisher = advertise(self, Odometry, "sim/odom", RELIABLE_QOS)
+        self.com_publisher = advertise(self, PointStamped, "sim/com", RELIABLE_QOS)
+        self.contact_publishers = [advertise(self, WrenchStamped, f"sim/{foot}/contact_force", RELIABLE_QOS)
                                    for foot in self.feet]
-        self.clock_publisher = self.create_publisher(Clock, "/clock", 10) if self.publish_clock else None
+        self.clock_publisher = advertise(self, Clock, "/clock", 10) if self.publish_clock else None
         self.diagnostics = Diagnostics(self, "simulation")
-        self.momentum_publishers = [self.create_publisher(Vector3Stamped, f"sim/{kind}_momentum", RELIABLE_QOS)
+        self.momentum_publishers = [advertise(self, Vector3Stamped, f"sim/{kind}_momentum", RELIABLE_QOS)
                                     for kind in ("linear", "angular")]
         wall = SteadyClock(clock_type=ClockType.STEADY_TIME)  # the plant's pace never follows /clock
         if self.real_time:

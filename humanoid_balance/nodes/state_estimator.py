@@ -26,7 +26,7 @@ from humanoid_balance.estimation.robot_state import LEVEL_IMU
 from humanoid_balance.model import ModelFileError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, declare_robot,
-                                           describe, run, subscribe, timer)
+                                           advertise, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, OdometryWriter, RejectedMessage,
                                              finite, unit_quaternion)
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
@@ -84,8 +84,8 @@ class StateEstimatorNode(Node):
 
         subscribe(self, JointState, "joint_states", self.on_joint_states, SENSOR_QOS)
         subscribe(self, Imu, "imu", self.on_imu, SENSOR_QOS)
-        self.joint_publisher = self.create_publisher(JointState, "estimated_joint_states", RELIABLE_QOS)
-        self.odom_publisher = self.create_publisher(Odometry, "odom", RELIABLE_QOS)
+        self.joint_publisher = advertise(self, JointState, "estimated_joint_states", RELIABLE_QOS)
+        self.odom_publisher = advertise(self, Odometry, "odom", RELIABLE_QOS)
         self.create_service(Trigger, "~/calibrate", self.on_calibrate)
         self.diagnostics = Diagnostics(self, "estimation")
         timer(self, 1.0, self.publish_diagnostics)
@@ -127,14 +127,15 @@ class StateEstimatorNode(Node):
         self.rate.tick()
 
     def publish(self, stamp, state, actuator_efforts):
-        if actuator_efforts is not None:
-            self.efforts[self.robot.actuated_v] = actuator_efforts
-        self.joint_publisher.publish(self.estimates.fill(stamp, state.q, state.v, self.efforts))
+        """odom first: the nodes that compute on estimated_joint_states then have the base of the same tick."""
         base = state.base
         odom = self.odometry.fill(stamp, base.position, base.quaternion_xyzw,
                                   base.rotation.T @ base.linear_velocity,  # nav_msgs: twist in the child frame
                                   base.angular_velocity)
         self.odom_publisher.publish(odom)
+        if actuator_efforts is not None:
+            self.efforts[self.robot.actuated_v] = actuator_efforts
+        self.joint_publisher.publish(self.estimates.fill(stamp, state.q, state.v, self.efforts))
         if self.tf_broadcaster is not None:
             transform = TransformStamped(header=odom.header, child_frame_id=self.base_frame)
             transform.transform.translation.x = odom.pose.pose.position.x

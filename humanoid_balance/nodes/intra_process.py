@@ -1,0 +1,127 @@
+"""Messages between the nodes of one process (balance_stack) handed over as objects: rclcpp's intra-process
+communication, which rclpy lacks.
+
+A topic that one node of the process publishes reaches the process's other nodes subscribed to it (the same resolved
+name, remaps applied) without serialization, DDS or an executor wake-up. The message object itself is queued, the
+latest one per subscription (the depth-1 QoS of the chain's inputs). The queue is drained after each executor
+callback node by node in the order the nodes were built (the control chain's order), each node's main input (its
+InputGuard's ``main_topic``, the one it computes on) after its other inputs. So one joint_states runs the whole chain,
+state_estimator → contact_estimator → centroidal_balancer → loop_closure_mapper, every node on the outputs of the
+same tick, as in the lockstep loop. A topic goes over DDS as well, for RViz, a recorder or the plant, while something
+outside the process subscribes to it. The in-process consumers of a topic that a node of the process publishes do
+not hear publishers outside the process on it: remap one side to feed the stack from outside.
+"""
+from collections import defaultdict
+from itertools import count
+
+from rclpy.lifecycle import LifecyclePublisher
+
+__all__ = ["IntraProcess", "OutputTopic", "current", "start", "stop"]
+
+_current = None
+
+
+def start():
+    """Turn intra-process delivery on for the nodes built from now on in this process; the hub."""
+    global _current
+    _current = IntraProcess()
+    return _current
+
+
+def stop():
+    """Nodes built from now on talk over DDS only (those built before keep their hub)."""
+    global _current
+    _current = None
+
+
+def current():
+    """The process's IntraProcess hub, or None (one node per process: everything over DDS)."""
+    return _current
+
+
+class OutputTopic:
+    """A node's publisher: hands each message to the process's subscribers (``deliver``), and publishes it over DDS
+    while something subscribes there; serializing for nobody costs as much as a small core. A lifecycle publisher
+    publishes only while its node is active."""
+
+    __slots__ = ("dds", "deliver", "lifecycle", "local_subscribers")
+
+    def __init__(self, dds, deliver=None, local_subscribers=()):
+        self.dds = dds
+        self.deliver = deliver
+        self.lifecycle = isinstance(dds, LifecyclePublisher)
+        self.local_subscribers = local_subscribers
+
+    def publish(self, message):
+        if self.lifecycle and not self.dds.is_activated:
+            return
+        if self.deliver is not None:
+            self.deliver(message)
+        if self.dds.get_subscription_count():
+            self.dds.publish(message)
+
+    def get_subscription_count(self):
+        return self.dds.get_subscription_count() + len(self.local_subscribers)
+
+    @property
+    def topic_name(self):
+        return self.dds.topic_name
+
+
+class _LocalSubscription:
+    __slots__ = ("node", "key", "callback", "dds")
+
+    def __init__(self, node, key, callback):
+        self.node, self.key, self.callback, self.dds = node, key, callback, None
+
+
+class IntraProcess:
+    """The process's in-process topics (see the module)."""
+
+    def __init__(self):
+        self._nodes = {}                          # node → its place in build order
+        self._serial = count()                    # subscriptions in creation order
+        self._subscriptions = defaultdict(list)   # resolved topic → its _LocalSubscriptions
+        self._published = set()                   # resolved topics a node of the process publishes
+        self._pending = {}                        # _LocalSubscription.key → (callback, latest message)
+
+    def _place(self, node):
+        return self._nodes.setdefault(node, len(self._nodes))
+
+    def subscribe(self, node, topic, callback, create_dds):
+        """Subscribe ``callback`` to ``topic`` for ``node``: in-process if a node of the process publishes it, else
+        over DDS with ``create_dds()`` until one does."""
+        guard = getattr(node, "guard", None)
+        main_input = guard is not None and guard.main_topic == topic
+        subscription = _LocalSubscription(node, (self._place(node), main_input, next(self._serial)), callback)
+        resolved = node.resolve_topic_name(topic)
+        if resolved not in self._published:
+            subscription.dds = create_dds()
+        self._subscriptions[resolved].append(subscription)
+        return subscription
+
+    def output(self, node, dds):
+        """``dds`` (a publisher of ``node``) as an OutputTopic that also delivers in-process; the DDS subscriptions
+        of the process's nodes on its topic are replaced by in-process delivery."""
+        self._place(node)
+        topic = dds.topic_name
+        self._published.add(topic)
+        subscriptions = self._subscriptions[topic]  # the list itself: later subscriptions join it
+        for subscription in subscriptions:
+            if subscription.dds is not None:
+                subscription.node.destroy_subscription(subscription.dds)
+                subscription.dds = None
+        pending = self._pending
+
+        def deliver(message):
+            for subscription in subscriptions:
+                pending[subscription.key] = (subscription.callback, message)
+        return OutputTopic(dds, deliver, subscriptions)
+
+    def drain(self):
+        """Run the queued callbacks, earliest node first and its main input last, until none is left (callbacks
+        queue more)."""
+        pending = self._pending
+        while pending:
+            callback, message = pending.pop(min(pending))
+            callback(message)
