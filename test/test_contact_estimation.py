@@ -127,6 +127,24 @@ def test_butterworth_magnitude_matches_freqz():
     assert abs(at_cutoff[0]) == pytest.approx(1 / np.sqrt(2), rel=1e-6)  # −3 dB at the cutoff
 
 
+@pytest.mark.parametrize("real_rate", [150.0, 1000.0])
+def test_butterworth_follows_the_rate_the_samples_come_at(real_rate):
+    """Designed for 500 Hz, fed at another rate with the samples' times: a sine at the cutoff comes out at
+    1/√2 (−3 dB) of its amplitude, as from a Butterworth designed for the real rate; without the times, the same
+    samples read as 500 Hz put the cutoff elsewhere (at 150 Hz a 5 Hz sine is then 3.3 cutoffs up: 0.09)."""
+    cutoff, frequency = 5.0, 5.0
+    t = np.arange(int(20 * real_rate)) / real_rate + 1000.0
+    samples = np.sin(2 * np.pi * frequency * t)
+    following = ButterworthLowPass(cutoff, 500.0, channels=1)
+    output = np.array([following.update([x], time=ti)[0] for x, ti in zip(samples, t)])
+    assert following.sample_rate == pytest.approx(real_rate, rel=0.2)
+    assert np.abs(output[len(t) // 2:]).max() == pytest.approx(1 / np.sqrt(2), rel=0.03)
+    fixed = ButterworthLowPass(cutoff, 500.0, channels=1)
+    output = np.array([fixed.update([x])[0] for x in samples])
+    _, response = signal.sosfreqz(fixed.sos, worN=[frequency * 500.0 / real_rate], fs=500.0)
+    assert np.abs(output[len(t) // 2:]).max() == pytest.approx(abs(response[0]), rel=0.02)
+
+
 def test_butterworth_step_response():
     """Second-order Butterworth (ζ = 1/√2): unit DC gain and a 4.3 % overshoot, e^(−π ζ/√(1−ζ²))."""
     lowpass = ButterworthLowPass(5.0, 1000.0, channels=2)

@@ -45,7 +45,8 @@ class ContactEstimator:
     Args:
         soles: sole frame names, one per foot.
         mode: ``ft_sensors`` or ``actuator_forces``.
-        cutoff, sample_rate: low-pass cutoff and update rate [Hz] (paper: 5 Hz).
+        cutoff, sample_rate: low-pass cutoff [Hz] (paper: 5 Hz) and the update rate it is designed for until the
+            measurements' times tell the real one [Hz].
         contact_on, contact_off: hysteresis thresholds on the normal force [N].
         min_cop_force: normal force below which a foot's CoP is undefined [N].
         rectangles: the soles' contact rectangles (SoleRectangle per sole), or None to read them from the
@@ -74,10 +75,12 @@ class ContactEstimator:
         """Pinocchio configuration from the base pose and every joint (``robot.joint_names`` order)."""
         return np.concatenate([base_position, base_quaternion_xyzw, joint_positions])
 
-    def update(self, q, actuator_efforts=None, sensor_wrenches=None):
+    def update(self, q, actuator_efforts=None, sensor_wrenches=None, time=None):
         """One estimate at configuration ``q``.
 
         Args:
+            time: the measurement's time [s]: the low-pass follows the rate the estimates really come at (None:
+                they come at ``sample_rate``).
             actuator_efforts: ``actuator_forces`` mode, in ``robot.actuated_names`` order [N or N·m].
             sensor_wrenches: ``ft_sensors`` mode, per foot ``(sensor_frame, [f; τ])`` or None when unknown
                 (e.g. the topic went silent).
@@ -98,7 +101,8 @@ class ContactEstimator:
                    for placement, reading in zip(sole_placements, sensor_wrenches)]
         known = np.array([wrench is not None for wrench in raw])
         samples = np.array([np.zeros(6) if wrench is None else wrench for wrench in raw])
-        filtered = self.lowpass.update(samples.ravel(), restart=np.repeat(known & ~self.known, 6)).reshape(-1, 6)
+        filtered = self.lowpass.update(samples.ravel(), restart=np.repeat(known & ~self.known, 6),
+                                       time=time).reshape(-1, 6)
         self.known = known
 
         feet = []

@@ -55,8 +55,8 @@ class ContactEstimatorNode(Node):
         options = {
             "cutoff": self.declare_parameter("cutoff_frequency", 5.0, force_range("wrench low-pass cutoff [Hz]"),
                                              ).value,
-            "sample_rate": self.declare_parameter("sample_rate", 500.0,
-                                                  force_range("rate of estimated_joint_states [Hz]")).value,
+            "sample_rate": self.declare_parameter("sample_rate", 500.0, force_range(
+                "expected rate of estimated_joint_states [Hz]; the low-pass follows the rate the stamps show")).value,
             "contact_on": self.declare_parameter("contact_on", 40.0, force_range("contact above this normal force [N]")
                                                  ).value,
             "contact_off": self.declare_parameter("contact_off", 20.0,
@@ -137,11 +137,11 @@ class ContactEstimatorNode(Node):
         q = self.core.configuration(positions, *self.base)
         timing.lap()
         if self.mode == ACTUATOR_FORCES:
-            result = self.core.update(q, actuator_efforts=efforts[self.actuated])
+            result = self.core.update(q, actuator_efforts=efforts[self.actuated], time=time)
         else:
             silent = self.silent_feet()
             result = self.core.update(q, sensor_wrenches=[None if foot in silent else self.sensor[foot][1:]
-                                                          for foot in self.feet])
+                                                          for foot in self.feet], time=time)
         self.last = result
         timing.lap()
         self.publish(message.header.stamp, result, self.display.due(time))
