@@ -9,9 +9,12 @@ import pytest
 from diagnostic_msgs.msg import DiagnosticStatus
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import Int8
 from std_srvs.srv import Trigger
 
+from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT
 from humanoid_balance.model import ClosedChain
+from humanoid_balance.nodes.messages import stamp_seconds
 from humanoid_balance.resources import executable
 from model_fixtures import closed_configuration, load
 from ros_probe import NodeSession
@@ -82,6 +85,56 @@ def test_publishes_passive_joints_of_the_closed_loops(tmp_path, kangaroo):
         np.testing.assert_allclose(estimate[robot.actuated_q], truth[robot.actuated_q], atol=1e-9)
         assert session.odom and session.odom[-1].header.frame_id == "odom"
         assert session.odom[-1].child_frame_id == "base_link"
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
+
+
+def test_the_base_is_ballistic_while_contact_phases_say_aerial_and_lands_without_a_jump(tmp_path, kangaroo):
+    """Joint readings that never change, and contact/<foot>/state (the contact estimator's phases) going from
+    contact to aerial and back: in the air odom's height follows free fall, z(t) = z_0 − g t²/2 (the fitted
+    curvature is −g/2); back in contact the base is anchored where the estimate put it and stays there. Without the
+    phases the soles' kinematics, which do not change, would have held the base still throughout."""
+    robot, truth = kangaroo
+    session = Session(tmp_path / "offsets.yaml", robot)
+    phases = [session.probe.publisher(Int8, f"contact/{foot}/state", sensor=False)
+              for foot in ("left_foot", "right_foot")]
+    names, positions = robot.actuated_names, joint_readings(robot, truth, robot.actuated_names)
+    phase = [CONTACT]
+
+    def tick():
+        for publisher in phases:
+            publisher.publish(Int8(data=phase[0]))
+        session.send(names, positions, np.zeros(len(names)))
+
+    def heights(count):
+        start = len(session.odom)
+        assert session.probe.spin_until(lambda: len(session.odom) >= start + count, 30.0, on_tick=tick,
+                                        period=0.005), session.stop()[2]
+        return np.array([(stamp_seconds(m.header.stamp), m.pose.pose.position.z) for m in session.odom[start:]])
+
+    try:
+        standing = heights(40)[-10:]
+        assert np.ptp(standing[:, 1]) < 1e-9
+        phase[0] = AERIAL
+        flight = heights(40)
+        flying = flight[flight[:, 1] < standing[-1, 1] - 1e-6]
+        assert len(flying) >= 20, flight
+        t = flying[:, 0] - flying[0, 0]
+        curvature = np.polyfit(t, flying[:, 1], 2)[0]
+        assert curvature == pytest.approx(-9.81 / 2, rel=0.05)
+        phase[0] = CONTACT
+        landed = heights(40)
+        after = landed[landed[:, 0] > landed[0, 0] + 0.1, 1]  # the aerial phases still in flight have arrived
+        assert np.ptp(after) < 1e-9
+        samples = np.concatenate([flight, landed])
+        touchdown = samples[np.flatnonzero(np.abs(samples[:, 1] - after[0]) < 1e-9)[0]]
+        fall = np.polyfit(t, flying[:, 1], 2)
+        # anchored where the free fall had brought the estimate (not back at the soles' standing height)
+        assert after[0] == pytest.approx(np.polyval(fall, touchdown[0] - flying[0, 0]), abs=0.002)
+        assert standing[-1, 1] - after[0] > 0.05
+        assert session.probe.spin_until(lambda: (session.probe.diagnostic_values(DIAGNOSTIC) or {}).get(
+            "contacts from") == "contact/<foot>/state", 5.0, on_tick=tick, period=0.005)
     finally:
         returncode, _, stderr = session.stop()
     assert returncode == 0, stderr

@@ -17,7 +17,7 @@ from humanoid_balance.control.balancer import Balancer, BalancerConfig, Balancer
 from humanoid_balance.control.embedded_motion import J_BUSY, Section
 from humanoid_balance.estimation import ImuSample, RobotStateEstimator
 from humanoid_balance.estimation.contact_state import ContactEstimator
-from humanoid_balance.estimation.contact_wrench import CONTACT
+from humanoid_balance.estimation.contact_wrench import CONTACT, UNKNOWN
 from humanoid_balance.mapping.actuator_map import ActuatorMap
 from humanoid_balance.model import ClosureError, SingularConfigurationError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config, load_robot_config
@@ -88,6 +88,7 @@ class ClosedLoop:
         self.estimator = RobotStateEstimator(fixed_base, self.soles)
         self.contact = ContactEstimator(self.robot, self.soles, mode="actuator_forces", sample_rate=1.0 / period,
                                         rectangles=robot.sole_rectangles or None)
+        self.contacts = None  # the feet's contact phases of the last tick, for the base estimate (None: none yet)
         feet = tuple(Foot(name, sole, robot.leg_joints[name], robot.rectangle(k))
                      for k, (name, sole) in enumerate(zip(robot.feet, robot.soles)))
         sections = [Section(limb, robot.limb_joints[limb], robot.limb_end_frames[limb], J_BUSY)
@@ -131,7 +132,7 @@ class ClosedLoop:
         sim.step(self.steps)
         position, velocity, effort = sim.joint_states(self.actuated)
         quaternion, gyro, _ = sim.imu()
-        state = self.estimator.update(position, velocity, sim.time, ImuSample(quaternion, gyro))
+        state = self.estimator.update(position, velocity, sim.time, ImuSample(quaternion, gyro), self.contacts)
         base = state.base
         q = np.r_[base.position, base.quaternion_xyzw, state.q]
         v = np.r_[base.rotation.T @ base.linear_velocity, base.angular_velocity, state.v]
@@ -139,6 +140,7 @@ class ClosedLoop:
         if self.com_reference is None:
             self.com_reference = self.balancer.centroidal.com(q)
         contacts = tuple(foot.state == CONTACT for foot in contact.feet)
+        self.contacts = None if any(foot.state == UNKNOWN for foot in contact.feet) else contacts
         command = self.balancer.update(BalancerState(q, v, contacts, contact.zmp, self.com_reference + com_offset,
                                                      arm_rates or {}), self.period)
         try:

@@ -45,9 +45,11 @@ class RobotStateEstimator:
         self.max_dt = max_dt
         self.last_time = None
 
-    def update(self, theta_a_raw, theta_a_dot, time, imu=LEVEL_IMU):
+    def update(self, theta_a_raw, theta_a_dot, time, imu=LEVEL_IMU, contacts=None):
         """One sample: relative actuator positions [m or rad] and rates (``None``: finite differences of the
-        positions), time [s], latest IMU sample."""
+        positions), time [s], latest IMU sample, and each foot's contact phase (True: in contact) when they are
+        known (None: the feet within ``contact_height`` of the lowest sole are taken as in contact). With every foot
+        in the air the base is ballistic; a foot that touches down is anchored where the estimate puts it."""
         theta_a = np.asarray(theta_a_raw, dtype=float) + self.offsets
         dt = None if self.last_time is None else time - self.last_time
         self.last_time = time
@@ -65,7 +67,7 @@ class RobotStateEstimator:
             estimate = self.passive.update(theta_a, theta_a_dot, dt)
             state = estimate.q, estimate.v, estimate.residual_norm
         q, v, residual = state
-        base = self.base.update(q, v, imu.quaternion_xyzw, imu.angular_velocity, dt)
+        base = self.base.update(q, v, imu.quaternion_xyzw, imu.angular_velocity, dt, contacts)
         return RobotState(q.copy(), v.copy(), base, residual)
 
     def calibrate(self, theta_a_raw, measured_passive, tolerance=1e-10, max_iterations=20):

@@ -37,8 +37,7 @@ from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted,
                                            declare_robot, advertise, describe, run, subscribe, timer)
-from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
-from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, RejectedMessage, check_frame, finite,
+from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, check_frame, contact_phase, finite,
                                              point_message, read_limb_trajectory, unit_quaternion,
                                              vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
@@ -194,11 +193,9 @@ class CentroidalBalancerNode(LifecycleNode):
 
     def on_contact_state(self, foot, message):
         """contact/<foot>/state: CONTACT or AERIAL set the foot's phase; UNKNOWN (a silent sensor) keeps it."""
-        if message.data not in (CONTACT, AERIAL, UNKNOWN):
-            raise RejectedMessage("unknown_phase", f"contact/{foot}/state: {message.data} is not {CONTACT} "
-                                  f"(contact), {AERIAL} (aerial) or {UNKNOWN} (unknown)")
-        if message.data != UNKNOWN:
-            self.phases[foot] = message.data == CONTACT
+        phase = contact_phase(message, f"contact/{foot}/state")
+        if phase is not None:
+            self.phases[foot] = phase
 
     def on_trajectory(self, limb, message):
         now = self.get_clock().now().nanoseconds * 1e-9

@@ -15,7 +15,10 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-__all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "stamp_seconds", "JointStateReader",
+from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
+
+__all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "contact_phase", "stamp_seconds",
+           "JointStateReader",
            "LimbTrajectory", "read_limb_trajectory", "Float64Buffer", "JointStateWriter",
            "Float64ArrayWriter", "OdometryWriter", "WrenchWriter", "point_message", "wrench_message",
            "vector_values", "trajectory_message"]
@@ -58,6 +61,19 @@ def check_frame(header, expected, topic):
     """RejectedMessage('unknown_frame') unless the header's frame_id is ``expected`` (or empty: unspecified)."""
     if header.frame_id and header.frame_id != expected:
         raise RejectedMessage("unknown_frame", f"{topic}: frame_id '{header.frame_id[:80]}' is not '{expected}'")
+
+
+def contact_phase(message, topic):
+    """A contact/<foot>/state (std_msgs/Int8) as True (1, in contact), False (0, in the air) or None (−1, unknown:
+    a silent sensor); RejectedMessage('unknown_phase') for any other value."""
+    if message.data == CONTACT:
+        return True
+    if message.data == AERIAL:
+        return False
+    if message.data == UNKNOWN:
+        return None
+    raise RejectedMessage("unknown_phase", f"{topic}: {message.data} is not {CONTACT} (contact), {AERIAL} (aerial) "
+                          f"or {UNKNOWN} (unknown)")
 
 
 class LimbTrajectory(NamedTuple):

@@ -1,13 +1,17 @@
 """state_estimator: raw actuator encoders + IMU → every joint of the closed-chain model + floating base.
 
     joint_states (sensor_msgs/JointState, sensor QoS) ─┐
-    imu (sensor_msgs/Imu, sensor QoS) ──────────────────┴─> RobotStateEstimator.update
+    imu (sensor_msgs/Imu, sensor QoS) ──────────────────┤
+    contact/<foot>/state (std_msgs/Int8, from contact_estimator) ┴─> RobotStateEstimator.update
         ─> estimated_joint_states (sensor_msgs/JointState: every joint), odom (nav_msgs/Odometry),
            TF odom → base_link (when tf2_ros is installed, as on a ROS 2 machine; ``publish_tf``)
     ~/calibrate (std_srvs/Trigger): encoder calibration (Kangaroo eqs. 41–42), offsets saved to offsets_file
         (atomically, the previous file kept as <name>.previous; an offsets_file that is missing or unusable at
         start-up leaves the encoders uncalibrated, says why, and is not touched until a calibration)
-    /diagnostics: loop residual, update rate, callback time by stage, rejected messages
+    /diagnostics: loop residual, update rate, callback time by stage, rejected messages, where contacts come from
+The base is carried by the feet in contact: those of contact/<foot>/state while every foot's phase is known and
+younger than contact_timeout, else the soles within contact_height of the lowest one. With every foot in the air the
+base is ballistic; a foot that touches down is anchored where the estimate puts it, so the estimate does not jump.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
 not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
 """
@@ -19,16 +23,17 @@ from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import FloatingPointRange
 from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import Int8
 from std_srvs.srv import Trigger
 
 from humanoid_balance.estimation import ImuSample, RobotStateEstimator, load_offsets, save_offsets
 from humanoid_balance.estimation.robot_state import LEVEL_IMU
 from humanoid_balance.model import ModelFileError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
-from humanoid_balance.nodes.common import (RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, declare_robot,
+from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, declare_robot,
                                            advertise, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, OdometryWriter, RejectedMessage,
-                                             finite, unit_quaternion)
+                                             contact_phase, finite, unit_quaternion)
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
 
 try:  # not available as a wheel: TF is broadcast where ROS 2 is installed, odom carries the same pose everywhere
@@ -47,7 +52,10 @@ class StateEstimatorNode(Node):
         alpha = self.declare_parameter("alpha", 1000.0, gain("constraint-correction gain α [1/s], eq. 38")).value
         beta = self.declare_parameter("beta", 1000.0, gain("measurement-correction gain β [1/s], eq. 38")).value
         contact_height = self.declare_parameter(
-            "contact_height", 0.01, describe("a sole this close to the lowest one is in contact [m]")).value
+            "contact_height", 0.01, describe("without contact phases, a sole this close to the lowest one is in "
+                                             "contact [m]")).value
+        self.contact_timeout = self.declare_parameter(
+            "contact_timeout", 0.5, describe("contact/<foot>/state older than this is not used [s]")).value
         odom_frame = self.declare_parameter("odom_frame", "odom", describe("odometry frame (REP-105)")).value
         self.offsets_file = Path(self.declare_parameter(
             "offsets_file", str(Path.home() / ".ros" / "humanoid_balance" / "actuator_offsets.yaml"),
@@ -84,6 +92,11 @@ class StateEstimatorNode(Node):
 
         subscribe(self, JointState, "joint_states", self.on_joint_states, SENSOR_QOS)
         subscribe(self, Imu, "imu", self.on_imu, SENSOR_QOS)
+        self.feet = tuple(config.feet)
+        self.phases = {foot: (None, None) for foot in self.feet}  # foot → (in contact, node clock [ns] on arrival)
+        for foot in self.feet:
+            subscribe(self, Int8, f"contact/{foot}/state",
+                      lambda message, foot=foot: self.on_contact_state(foot, message), LATEST_QOS)
         self.joint_publisher = advertise(self, JointState, "estimated_joint_states", RELIABLE_QOS)
         self.odom_publisher = advertise(self, Odometry, "odom", RELIABLE_QOS)
         self.create_service(Trigger, "~/calibrate", self.on_calibrate)
@@ -113,13 +126,26 @@ class StateEstimatorNode(Node):
         self.imu = ImuSample(unit_quaternion(message.orientation, "imu"), finite([w.x, w.y, w.z], "imu",
                                                                                  "angular_velocity"))
 
+    def on_contact_state(self, foot, message):
+        self.phases[foot] = (contact_phase(message, f"contact/{foot}/state"), self.get_clock().now().nanoseconds)
+
+    def contacts(self):
+        """Each foot's phase from contact/<foot>/state if every one is known and fresh, else None (lowest soles)."""
+        now = self.get_clock().now().nanoseconds
+        phases = []
+        for phase, arrival in self.phases.values():
+            if phase is None or (now - arrival) * 1e-9 > self.contact_timeout:
+                return None
+            phases.append(phase)
+        return phases
+
     def on_joint_states(self, message):
         timing = self.timing.begin()
         time = self.guard.check_stamp("joint_states", message.header.stamp)
         positions, velocities, efforts, measured = self.joints.read(message)
         self.last_reading = (positions, measured)
         timing.lap()
-        state = self.core.update(positions, velocities, time, self.imu or LEVEL_IMU)
+        state = self.core.update(positions, velocities, time, self.imu or LEVEL_IMU, self.contacts())
         self.last_state = state
         timing.lap()
         self.publish(message.header.stamp, state, efforts)
@@ -175,8 +201,10 @@ class StateEstimatorNode(Node):
         return response
 
     def publish_diagnostics(self):
-        values = {"update rate [Hz]": self.rate.hz,
-                  "actuator offsets": self.offsets_source, "TF odom → base_link": self.tf_status}
+        values = {"update rate [Hz]": self.rate.hz, "actuator offsets": self.offsets_source,
+                  "TF odom → base_link": self.tf_status,
+                  "contacts from": "contact/<foot>/state" if self.contacts() is not None else
+                  "the lowest soles (no fresh contact/<foot>/state of every foot)"}
         values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.last_state is None:
