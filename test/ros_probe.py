@@ -15,6 +15,10 @@ LIFECYCLE_GOAL_STATES = {Transition.TRANSITION_CONFIGURE: State.PRIMARY_STATE_IN
                          Transition.TRANSITION_ACTIVATE: State.PRIMARY_STATE_ACTIVE,
                          Transition.TRANSITION_DEACTIVATE: State.PRIMARY_STATE_INACTIVE,
                          Transition.TRANSITION_CLEANUP: State.PRIMARY_STATE_UNCONFIGURED}
+LIFECYCLE_START_STATES = {Transition.TRANSITION_CONFIGURE: State.PRIMARY_STATE_UNCONFIGURED,
+                          Transition.TRANSITION_ACTIVATE: State.PRIMARY_STATE_INACTIVE,
+                          Transition.TRANSITION_DEACTIVATE: State.PRIMARY_STATE_ACTIVE,
+                          Transition.TRANSITION_CLEANUP: State.PRIMARY_STATE_INACTIVE}
 
 
 class Probe:
@@ -78,22 +82,30 @@ class Probe:
     def change_state(self, node_name, transition_id, timeout=30.0):
         """Ask a lifecycle node for a transition; whether it reached the transition's goal state.
 
-        ChangeState is not idempotent, so a lost reply is not answered by sending the request again. Until the reply
-        comes, the node's state is read every 3 s (GetState, idempotent) and compared with the goal: a transition
-        that takes longer than that on a loaded machine (a configure loading the model) is still waited for."""
+        ChangeState is not idempotent, so it is not simply sent again when no answer comes. Until one comes, the
+        node's state is read every 3 s (GetState, idempotent): the goal state is success, a transition that takes
+        longer on a loaded machine (a configure loading the model) is waited for, and a node still in the state the
+        transition starts from never got the request (just after start-up, before the server's discovery of the
+        client has finished) and is asked again."""
         client = self.node.create_client(ChangeState, f"{node_name}/change_state")
         if not self.spin_until(client.service_is_ready, timeout):
             raise TimeoutError(f"service {node_name}/change_state did not appear")
         request = ChangeState.Request()
         request.transition.id = transition_id
-        future = client.call_async(request)
+        futures = [client.call_async(request)]
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.spin_until(future.done, min(3.0, max(0.0, deadline - time.monotonic()))):
-                return future.result().success
+            if self.spin_until(lambda: any(f.done() for f in futures), min(3.0, max(0.0, deadline - time.monotonic()))):
+                if any(f.result().success for f in futures if f.done()):
+                    return True
+                if len(futures) == 1:  # the only request, refused
+                    return False
+                futures = [f for f in futures if not f.done()]  # a repeated request, refused: the state says
             state = self.call(GetState, f"{node_name}/get_state", GetState.Request(), timeout).current_state.id
             if state == LIFECYCLE_GOAL_STATES[transition_id]:
                 return True
+            if state == LIFECYCLE_START_STATES[transition_id]:
+                futures.append(client.call_async(request))
         return False
 
     def diagnostic_values(self, name):

@@ -73,9 +73,9 @@ def test_lifecycle_commands_only_while_active_and_within_limits(kangaroo):
     session = Session(robot, q, ["-p", "autostart:=false"])
     try:
         assert not session.run(lambda: len(session.commands) > 0, timeout=2.0)  # unconfigured: silent
-        assert session.change_state(Transition.TRANSITION_CONFIGURE)
+        assert session.change_state(Transition.TRANSITION_CONFIGURE), session.stop()[2]
         assert not session.run(lambda: len(session.commands) > 0, timeout=1.0)  # inactive: still silent
-        assert session.change_state(Transition.TRANSITION_ACTIVATE)
+        assert session.change_state(Transition.TRANSITION_ACTIVATE), session.stop()[2]
         assert session.run(lambda: len(session.commands) > 20), session.stop()[2]
         command = session.commands[-1]
         assert list(command.name) == list(robot.output_names)
