@@ -7,7 +7,7 @@ import pytest
 from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import PointStamped, PolygonStamped, WrenchStamped
 from nav_msgs.msg import Odometry
-from sensor_msgs.msg import JointState
+from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Int8
 
 from humanoid_balance.resources import executable
@@ -79,6 +79,37 @@ def test_actuator_forces_mode_zmp_under_the_com(stance):
         assert left.header.frame_id == "left_sole"
         assert left.wrench.force.z == pytest.approx(F[0, 2], rel=1e-3)
         assert len(session.polygon[-1].polygon.points) >= 4
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
+
+
+def test_actuator_forces_mode_sees_flight_in_the_imu(stance):
+    """Legs that carry nothing (zero efforts), the posture held: with the imu reading gravity's reaction (standing
+    still, 9.81 m/s² up) the base rows of eq. 45 put the weight on the soles, in contact; with the imu reading
+    free fall (0 m/s², Newton's law for the CoM: the supports carry nothing) both feet go aerial."""
+    robot, joints, _, _, _ = stance
+    session = Session("actuator_forces")
+    imu_publisher = session.probe.publisher(Imu, "imu")
+    reading = [9.81]
+
+    def tick():
+        session.send_state(robot, joints, np.zeros(len(joints)))
+        imu = Imu()
+        imu.orientation.w = 1.0
+        imu.linear_acceleration.z = reading[0]
+        imu_publisher.publish(session.stamp(imu))
+
+    def phases():
+        return [session.states[foot][-1].data if session.states[foot] else None for foot in ("left_foot", "right_foot")]
+
+    try:
+        assert session.run(lambda: phases() == [1, 1], tick), session.stop()[2]
+        reading[0] = 0.0
+        assert session.run(lambda: phases() == [0, 0], tick), (phases(), session.stop()[2])
+        assert session.run(lambda: (session.probe.diagnostic_values(DIAGNOSTIC) or {}).get("flight detection")
+                           == "on (imu)", tick)
+        assert float(session.probe.diagnostic_values(DIAGNOSTIC)["weight on the supports [%]"]) == 0.0
     finally:
         returncode, _, stderr = session.stop()
     assert returncode == 0, stderr

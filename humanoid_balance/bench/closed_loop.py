@@ -87,7 +87,7 @@ class ClosedLoop:
         self.soles = robot.soles
         self.estimator = RobotStateEstimator(fixed_base, self.soles)
         self.contact = ContactEstimator(self.robot, self.soles, mode="actuator_forces", sample_rate=1.0 / period,
-                                        rectangles=robot.sole_rectangles or None)
+                                        rectangles=robot.sole_rectangles or None, imu_frame=robot.imu_frame or None)
         self.contacts = None  # the feet's contact phases of the last tick, for the base estimate (None: none yet)
         feet = tuple(Foot(name, sole, robot.leg_joints[name], robot.rectangle(k))
                      for k, (name, sole) in enumerate(zip(robot.feet, robot.soles)))
@@ -131,12 +131,12 @@ class ClosedLoop:
         sim = self.sim
         sim.step(self.steps)
         position, velocity, effort = sim.joint_states(self.actuated)
-        quaternion, gyro, _ = sim.imu()
+        quaternion, gyro, accelerometer = sim.imu()
         state = self.estimator.update(position, velocity, sim.time, ImuSample(quaternion, gyro), self.contacts)
         base = state.base
         q = np.r_[base.position, base.quaternion_xyzw, state.q]
         v = np.r_[base.rotation.T @ base.linear_velocity, base.angular_velocity, state.v]
-        contact = self.contact.update(q, actuator_efforts=effort)
+        contact = self.contact.update(q, actuator_efforts=effort, time=sim.time, specific_force=accelerometer)
         if self.com_reference is None:
             self.com_reference = self.balancer.centroidal.com(q)
         contacts = tuple(foot.state == CONTACT for foot in contact.feet)

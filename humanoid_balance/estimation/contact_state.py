@@ -13,6 +13,7 @@ import pinocchio as pin
 from scipy.spatial import ConvexHull, QhullError
 
 from humanoid_balance.estimation.butterworth import ButterworthLowPass
+from humanoid_balance.estimation.support_load import SupportLoad
 from humanoid_balance.estimation.contact_wrench import (CONTACT, UNKNOWN, ContactHysteresis, center_of_pressure,
                                                         wrench_in_frame, zero_moment_point)
 from humanoid_balance.estimation.quasi_static_contact import QuasiStaticContactEstimator
@@ -51,10 +52,13 @@ class ContactEstimator:
         min_cop_force: normal force below which a foot's CoP is undefined [N].
         rectangles: the soles' contact rectangles (SoleRectangle per sole), or None to read them from the
             feet's collision boxes.
+        imu_frame: the frame of the accelerometer :meth:`update` may be given readings of (default: the root
+            link), rigidly mounted at the base's origin.
     """
 
     def __init__(self, robot, soles, mode=FT_SENSORS, cutoff=5.0, sample_rate=500.0, contact_on=40.0,
-                 contact_off=20.0, min_cop_force=5.0, efforts_are_motor_torques=False, rectangles=None):
+                 contact_off=20.0, min_cop_force=5.0, efforts_are_motor_torques=False, rectangles=None,
+                 imu_frame=None):
         if mode not in (FT_SENSORS, ACTUATOR_FORCES):
             raise ValueError(f"mode must be '{FT_SENSORS}' or '{ACTUATOR_FORCES}', got '{mode}'")
         self.robot = robot
@@ -70,15 +74,19 @@ class ContactEstimator:
         self.min_cop_force = min_cop_force
         self.quasi_static = (QuasiStaticContactEstimator(robot, self.soles, efforts_are_motor_torques)
                              if mode == ACTUATOR_FORCES else None)
+        self.support = SupportLoad(robot, imu_frame, cutoff, sample_rate) if mode == ACTUATOR_FORCES else None
 
     def configuration(self, joint_positions, base_position, base_quaternion_xyzw):
         """Pinocchio configuration from the base pose and every joint (``robot.joint_names`` order)."""
         return np.concatenate([base_position, base_quaternion_xyzw, joint_positions])
 
-    def update(self, q, actuator_efforts=None, sensor_wrenches=None, time=None):
+    def update(self, q, actuator_efforts=None, sensor_wrenches=None, time=None, specific_force=None):
         """One estimate at configuration ``q``.
 
         Args:
+            specific_force: ``actuator_forces`` mode, with ``time``: the accelerometer's reading in its own frame
+                [m/s²], from which the share of the weight the supports carry follows (0 in the air: no
+                contact); None: the robot is taken as supported.
             time: the measurement's time [s]: the low-pass follows the rate the estimates really come at (None:
                 they come at ``sample_rate``).
             actuator_efforts: ``actuator_forces`` mode, in ``robot.actuated_names`` order [N or N·m].
@@ -94,7 +102,9 @@ class ContactEstimator:
         sole_placements = [data.oMf[frame].copy() for frame in self.sole_ids]
         if self.mode == ACTUATOR_FORCES:
             J_c = np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
-            raw = list(self.quasi_static.estimate(q, actuator_efforts, J_c))
+            if specific_force is not None and time is not None:
+                self.support.update(data, np.asarray(specific_force, dtype=float), time)
+            raw = list(self.quasi_static.estimate(q, actuator_efforts, J_c, self.support.fraction()))
         else:
             raw = [None if reading is None else
                    wrench_in_frame(placement.actInv(data.oMf[model.getFrameId(reading[0])]), reading[1])

@@ -2,8 +2,10 @@
 
 Standing still (ν = ν̇ = 0), the sole wrenches F follow from the measured actuator efforts τ̄:
 (J_c,mᵀ)† (g_a + J_mᵀ g_u − τ̄) = F (eq. 46), stacked with the base rows g_b = J_c,bᵀ F, solved by least
-squares. Each J_c is the sole frame's 6-D Jacobian (LOCAL), so F holds each sole's wrench in its own frame
-about its origin. Ball-screw actuators reporting motor torques are converted first (eq. 47).
+squares. Those base rows make the soles carry the weight even in the air: g is scaled by the share of the weight
+the supports carry, from the CoM's specific force (estimation/support_load.py), 0 in flight. Each J_c is the sole
+frame's 6-D Jacobian (LOCAL), so F holds each sole's wrench in its own frame about its origin. Ball-screw actuators
+reporting motor torques are converted first (eq. 47).
 """
 import numpy as np
 import pinocchio as pin
@@ -38,10 +40,11 @@ class QuasiStaticContactEstimator:
         pin.updateFramePlacements(model, data)
         return np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
 
-    def estimate(self, q, actuator_efforts, J_c=None):
+    def estimate(self, q, actuator_efforts, J_c=None, support=1.0):
         """Sole wrenches (feet, 6) [N, N·m] from efforts in ``robot.actuated_names`` order at configuration ``q``
-        (``J_c``: the stacked sole Jacobians at ``q`` when the caller has them)."""
+        (``J_c``: the stacked sole Jacobians at ``q`` when the caller has them; ``support``: the share of the
+        weight on the supports, estimation/support_load.py, 0 in the air)."""
         tau = np.asarray(actuator_efforts, dtype=float) * self.force_per_torque
         J_c = self.contact_jacobian(q) if J_c is None else J_c
-        F = contact_forces_from_actuator_efforts(self.chain, q, J_c, tau, include_base=True)
+        F = contact_forces_from_actuator_efforts(self.chain, q, J_c, tau, include_base=True, support=support)
         return F.reshape(len(self.sole_ids), 6)

@@ -45,10 +45,10 @@ def generalized_gravity(chain, q):
     return pin.computeGeneralizedGravity(chain.model, chain.data, q)
 
 
-def _projected_statics(chain, q, J_c):
+def _projected_statics(chain, q, J_c, support=1.0):
     robot = chain.robot
     J_m = chain.mapping_jacobian(q)
-    g = generalized_gravity(chain, q)
+    g = generalized_gravity(chain, q) * support
     g_m = g[robot.actuated_v] + J_m.T @ g[robot.passive_v]      # g_a + J_mᵀ g_u
     J_cm = J_c[:, robot.actuated_v] + J_c[:, robot.passive_v] @ J_m  # J_c,a + J_c,u J_m (eq. 66b)
     return g, g_m, J_cm
@@ -65,14 +65,16 @@ def quasi_static_actuator_efforts(chain, q, J_c, F):
     return g_m - J_cm.T @ F
 
 
-def contact_forces_from_actuator_efforts(chain, q, J_c, tau, include_base=True, rcond=1e-10):
+def contact_forces_from_actuator_efforts(chain, q, J_c, tau, include_base=True, rcond=1e-10, support=1.0):
     """F = (J_c,mᵀ)† (g_a + J_mᵀ g_u − τ̄) (eqs. 45–46): contact forces from measured actuator efforts.
 
     With ``include_base`` (floating base only) the six base rows of the quasi-static equations,
     g_b = J_c,bᵀ F (eq. 26a with ν = ν̇ = 0), are stacked under eq. 45: the actuators alone rarely
-    determine every contact component, the base balance does.
+    determine every contact component, the base balance does. ``support``: the share of the weight the supports
+    carry (estimation/support_load.py), which scales g: 1 standing, 0 in the air, where the base rows would
+    otherwise make the soles carry the weight.
     """
-    g, g_m, J_cm = _projected_statics(chain, q, J_c)
+    g, g_m, J_cm = _projected_statics(chain, q, J_c, support)
     A, rhs = J_cm.T, g_m - tau
     if include_base and chain.robot.floating_base:
         A = np.vstack([J_c[:, :6].T, A])

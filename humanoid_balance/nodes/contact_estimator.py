@@ -2,11 +2,15 @@
 
     estimated_joint_states (JointState, with efforts) ─┐
     odom (nav_msgs/Odometry) ──────────────────────────┼─> ContactEstimator.update
-    <foot>/wrench (WrenchStamped, ft_sensors mode) ────┘
+    <foot>/wrench (WrenchStamped, ft_sensors mode) ────┤
+    imu (sensor_msgs/Imu, actuator_forces mode) ───────┘
         ─> contact/<foot>/wrench (WrenchStamped, sole frame), contact/<foot>/cop (PointStamped, world),
            contact/<foot>/state (std_msgs/Int8: 1 contact, 0 aerial, −1 unknown), zmp (PointStamped, world),
            support_polygon (PolygonStamped, world), contact/markers (MarkerArray), /diagnostics
 
+In actuator_forces mode the imu's accelerometer, with the joints' kinematics, tells how much of the weight the
+supports carry (the CoM's specific force, estimation/support_load.py): a robot in the air reads no contact. Without
+an imu younger than imu_timeout the robot is taken as supported.
 zmp and contact/<foot>/wrench follow every estimate; contact/<foot>/state when it changes and at ``display_rate``;
 the CoPs, the support polygon and the markers, which only people look at, at ``display_rate``.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
@@ -18,7 +22,7 @@ from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import FloatingPointRange
 from pinocchio import Quaternion
 from rclpy.node import Node
-from sensor_msgs.msg import JointState
+from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import ColorRGBA, Int8
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -70,7 +74,10 @@ class ContactEstimatorNode(Node):
         self.robot = load_robot(config.urdf_file, config.loops, floating_base=True)
         check_robot_config(config, self.robot, "contact_estimator parameters")
         self.core = ContactEstimator(self.robot, soles, mode=mode, rectangles=config.sole_rectangles or None,
-                                     **options)
+                                     imu_frame=config.imu_frame or None, **options)
+        self.imu_timeout = self.declare_parameter(
+            "imu_timeout", 0.1, force_range("an imu older than this is not used: the robot is taken as supported "
+                                            "[s]")).value
         self.mode = mode
 
         self.joints = JointStateReader("estimated_joint_states", self.robot.joint_names)
@@ -87,6 +94,9 @@ class ContactEstimatorNode(Node):
 
         subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, LATEST_QOS)
         subscribe(self, Odometry, "odom", self.on_odom, LATEST_QOS)
+        self.acceleration = None  # (node clock [ns] on arrival, the imu's linear_acceleration [m/s²])
+        if mode == ACTUATOR_FORCES:
+            subscribe(self, Imu, "imu", self.on_imu, SENSOR_QOS)
         if mode == FT_SENSORS:
             for foot in self.feet:
                 subscribe(self, WrenchStamped, f"{foot}/wrench",
@@ -114,6 +124,18 @@ class ContactEstimatorNode(Node):
         self.base = (position, quaternion)
         self.odom_received = True
 
+    def on_imu(self, message):
+        self.guard.check_stamp("imu", message.header.stamp)
+        self.acceleration = (self.get_clock().now().nanoseconds,
+                             finite(vector_values(message.linear_acceleration), "imu", "linear_acceleration"))
+
+    def specific_force(self):
+        """The last imu's accelerometer reading if younger than imu_timeout, else None."""
+        if self.acceleration is None:
+            return None
+        arrival, reading = self.acceleration
+        return reading if (self.get_clock().now().nanoseconds - arrival) * 1e-9 <= self.imu_timeout else None
+
     def on_wrench(self, foot, message):
         topic = f"{foot}/wrench"
         self.guard.check_stamp(topic, message.header.stamp)
@@ -137,7 +159,8 @@ class ContactEstimatorNode(Node):
         q = self.core.configuration(positions, *self.base)
         timing.lap()
         if self.mode == ACTUATOR_FORCES:
-            result = self.core.update(q, actuator_efforts=efforts[self.actuated], time=time)
+            result = self.core.update(q, actuator_efforts=efforts[self.actuated], time=time,
+                                      specific_force=self.specific_force())
         else:
             silent = self.silent_feet()
             result = self.core.update(q, sensor_wrenches=[None if foot in silent else self.sensor[foot][1:]
@@ -187,6 +210,10 @@ class ContactEstimatorNode(Node):
 
     def publish_diagnostics(self):
         values = {"mode": self.mode, "update rate [Hz]": self.rate.hz}
+        if self.mode == ACTUATOR_FORCES:
+            values["weight on the supports [%]"] = 100.0 * self.core.support.fraction()
+            values["flight detection"] = ("on (imu)" if self.specific_force() is not None else
+                                          f"off: no imu within {self.imu_timeout} s (the robot is taken as supported)")
         values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.last is None:

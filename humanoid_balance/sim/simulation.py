@@ -82,6 +82,7 @@ class Simulation:
         self.push_until, self.push_body = -1.0, None
         self._joint_index_cache = {}  # joint names → their qpos, qvel and actuator indices
         self._imu_sensors = tuple(self._sensor(name) for name in ("imu_orientation", "imu_gyro", "imu_accelerometer"))
+        self._acceleration_sum, self._acceleration_steps = np.zeros(3), 0  # accelerometer since the last imu()
         self._foot_sensors = {}       # sole → (F/T frame, force and torque slices of sensordata)
         self.reset()
 
@@ -178,6 +179,8 @@ class Simulation:
                 self.data.xfrc_applied[self.push_body] = 0.0
                 self.push_body = None
             mujoco.mj_step(self.model, self.data)
+            self._acceleration_sum += self.data.sensordata[self._imu_sensors[2]]
+            self._acceleration_steps += 1
 
     # -- sensors --------------------------------------------------------------------------------------
     def joint_states(self, names):
@@ -204,10 +207,19 @@ class Simulation:
         return slice(int(sensor.adr[0]), int(sensor.adr[0] + sensor.dim[0]))
 
     def imu(self):
-        """(quaternion xyzw of the IMU in the world, gyro [rad/s] and accelerometer [m/s²] in the IMU frame)."""
+        """(quaternion xyzw of the IMU in the world, gyro [rad/s] and accelerometer [m/s²] in the IMU frame).
+
+        The accelerometer is the mean over the physics steps since the last reading, as an IMU's anti-aliasing
+        filter makes it: a stiff robot's drives shake its base at high frequency, and one instantaneous sample
+        per control period swings by g where the period's mean does not."""
         data = self.data.sensordata
         orientation, gyro, accelerometer = self._imu_sensors
-        return _xyzw(data[orientation]), data[gyro].copy(), data[accelerometer].copy()
+        if self._acceleration_steps:
+            acceleration = self._acceleration_sum / self._acceleration_steps
+            self._acceleration_sum, self._acceleration_steps = np.zeros(3), 0
+        else:
+            acceleration = data[accelerometer].copy()
+        return _xyzw(data[orientation]), data[gyro].copy(), acceleration
 
     def foot_wrench(self, sole):
         """(frame, [f; τ]) of the force/torque sensor above ``sole``: the wrench the foot exerts on the ankle
