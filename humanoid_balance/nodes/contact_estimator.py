@@ -33,7 +33,7 @@ from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
                                            declare_robot, advertise, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, check_frame, finite,
-                                             point_message, unit_quaternion, vector_values)
+                                             imu_reading, point_message, unit_quaternion, vector_values)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 STATE_COLORS = {CONTACT: ColorRGBA(r=0.1, g=0.8, b=0.2, a=0.6), AERIAL: ColorRGBA(r=0.6, g=0.6, b=0.6, a=0.4),
                 UNKNOWN: ColorRGBA(r=1.0, g=0.5, b=0.0, a=0.6)}
@@ -126,8 +126,7 @@ class ContactEstimatorNode(Node):
 
     def on_imu(self, message):
         self.guard.check_stamp("imu", message.header.stamp)
-        self.acceleration = (self.get_clock().now().nanoseconds,
-                             finite(vector_values(message.linear_acceleration), "imu", "linear_acceleration"))
+        self.acceleration = (self.get_clock().now().nanoseconds, imu_reading(message)[2])
 
     def specific_force(self):
         """The last imu's accelerometer reading if younger than imu_timeout, else None."""

@@ -17,11 +17,10 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 
-__all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "contact_phase", "stamp_seconds",
-           "JointStateReader",
-           "LimbTrajectory", "read_limb_trajectory", "Float64Buffer", "JointStateWriter",
-           "Float64ArrayWriter", "OdometryWriter", "WrenchWriter", "point_message", "wrench_message",
-           "vector_values", "trajectory_message"]
+__all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "imu_reading", "contact_phase",
+           "stamp_seconds", "JointStateReader", "LimbTrajectory", "read_limb_trajectory", "Float64Buffer",
+           "JointStateWriter", "Float64ArrayWriter", "OdometryWriter", "WrenchWriter", "point_message",
+           "wrench_message", "vector_values", "trajectory_message"]
 
 
 class RejectedMessage(Exception):
@@ -61,6 +60,19 @@ def check_frame(header, expected, topic):
     """RejectedMessage('unknown_frame') unless the header's frame_id is ``expected`` (or empty: unspecified)."""
     if header.frame_id and header.frame_id != expected:
         raise RejectedMessage("unknown_frame", f"{topic}: frame_id '{header.frame_id[:80]}' is not '{expected}'")
+
+
+def imu_reading(message, topic="imu"):
+    """A sensor_msgs/Imu as (orientation xyzw, angular velocity [rad/s], linear acceleration [m/s²]) in the IMU
+    frame; RejectedMessage when the orientation is not provided (covariance[0] = −1: 'imu_no_orientation') or not a
+    rotation ('not_unit'), or a value is NaN or Inf ('not_finite'). A driver that sends no usable orientation is not
+    trusted for the rest either."""
+    if message.orientation_covariance[0] == -1.0:
+        raise RejectedMessage("imu_no_orientation", f"{topic}: orientation not provided (covariance[0] = -1)")
+    quaternion = unit_quaternion(message.orientation, topic)
+    w, a = message.angular_velocity, message.linear_acceleration
+    return (quaternion, finite([w.x, w.y, w.z], topic, "angular_velocity"),
+            finite([a.x, a.y, a.z], topic, "linear_acceleration"))
 
 
 def contact_phase(message, topic):

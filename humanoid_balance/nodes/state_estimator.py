@@ -32,8 +32,8 @@ from humanoid_balance.model import ModelFileError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, declare_robot,
                                            advertise, describe, run, subscribe, timer)
-from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, OdometryWriter, RejectedMessage,
-                                             contact_phase, finite, unit_quaternion)
+from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, OdometryWriter, contact_phase,
+                                             imu_reading)
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
 
 try:  # not available as a wheel: TF is broadcast where ROS 2 is installed, odom carries the same pose everywhere
@@ -120,11 +120,8 @@ class StateEstimatorNode(Node):
 
     def on_imu(self, message):
         self.guard.check_stamp("imu", message.header.stamp)
-        if message.orientation_covariance[0] == -1.0:
-            raise RejectedMessage("imu_no_orientation", "imu: orientation not provided (covariance[0] = -1)")
-        w = message.angular_velocity
-        self.imu = ImuSample(unit_quaternion(message.orientation, "imu"), finite([w.x, w.y, w.z], "imu",
-                                                                                 "angular_velocity"))
+        quaternion, angular_velocity, _ = imu_reading(message)
+        self.imu = ImuSample(quaternion, angular_velocity)
 
     def on_contact_state(self, foot, message):
         self.phases[foot] = (contact_phase(message, f"contact/{foot}/state"), self.get_clock().now().nanoseconds)
