@@ -127,3 +127,37 @@ def test_jump_schedule_reaches_the_apex_and_lands_within_the_stoop():
     assert phases[:5] == ["stoop", "liftoff", "aerial", "touchdown", "standing"]
     assert apex - z_0 == pytest.approx(z_H, rel=0.10)
     assert z_0 - lowest_after_touchdown <= z_d * 1.02
+
+
+def test_jump_schedule_leaves_the_ground_at_z0_while_the_contact_reading_lags():
+    """The same point mass, but the contact phase it is given lags the real one by 40 ms (a filtered estimate):
+    lift-off still ends at the spring's rest height z_0 (on position drives the legs would otherwise go on
+    extending), the aerial phase waits for the lagging reading to lose contact before a contact means touchdown,
+    and the apex is the plan's."""
+    from collections import deque
+
+    from humanoid_balance.control.viip import JumpSchedule
+
+    z_0, z_H, z_d, dt, lag = 0.75, 0.05, 0.05, 1e-4, 0.04
+    schedule = JumpSchedule(standing_impedance(12.0, 1.0), jump_height=z_H, stoop_depth=z_d)
+    z, z_dot = z_0, 0.0
+    readings = deque([True] * int(lag / dt))
+    schedule.update(True, z, z_dot)
+    schedule.jump()
+    phases, apex, aerial_start = [], z_0, None
+    for step in range(int(2.0 / dt)):
+        in_contact = z <= z_0 + 1e-9
+        readings.append(in_contact)
+        phase = schedule.update(readings.popleft(), z, z_dot)
+        f_z = vertical_force(MASS, phase.impedance, phase.z_ref, z, 0.0, z_dot,
+                             in_contact and phase.name != "aerial", f_min=0.0)
+        z_dot += dt * (f_z / MASS - GRAVITY)
+        z += dt * z_dot
+        if not phases or phases[-1] != phase.name:
+            phases.append(phase.name)
+            if phase.name == "aerial":
+                aerial_start = z
+        apex = max(apex, z)
+    assert phases[:4] == ["stoop", "liftoff", "aerial", "touchdown"]
+    assert aerial_start == pytest.approx(z_0, abs=2e-3)  # left at z_0, not when the lagging reading said so
+    assert apex - z_0 == pytest.approx(z_H, rel=0.10)

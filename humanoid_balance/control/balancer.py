@@ -224,14 +224,20 @@ class Balancer:
         com_velocity = kinematics.J_com @ state.v
         phase = self.schedule.update(bool(active), com[2], com_velocity[2])
         z_ref = state.com_reference[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
-        if self.srv is None:
-            self.srv = com_velocity.copy()
+        if phase.name == "aerial":  # the COG is not controllable: the legs hold, the SRV follows the estimate
+            active, self.srv = (), com_velocity.copy()
+        if self.srv is None or phase.name != "liftoff":
+            self.srv = com_velocity.copy() if self.srv is None else self.srv
+            self.cog_height = com[2]
         # ż_G of eq. 8 is the SRV's: on position drives it is the COG velocity being commanded, and damping the
-        # estimated one instead (differentiated leg kinematics, a tick late) made standing bounce off the floor
-        f_z = vertical_force(self.mass, phase.impedance, z_ref, com[2], 0.0, self.srv[2], bool(active),
+        # estimated one instead (differentiated leg kinematics, a tick late) made standing bounce off the floor;
+        # so is z_G during lift-off: the measured COG lags the commanded one on position drives, and a spring
+        # that reads the lagging height releases more than the energy of eqs. 10–11
+        f_z = vertical_force(self.mass, phase.impedance, z_ref, self.cog_height, 0.0, self.srv[2], bool(active),
                              config.f_min)
         zmp_ref = np.r_[state.com_reference[:2], 0.0 if state.zmp is None else state.zmp[2]]
         if active:  # eqs. 16–19 integrated into the strict referential velocity
+            self.cog_height += dt * self.srv[2]
             self.srv = self.srv + dt * cog_reference_acceleration(self.mass, com, zmp_ref, f_z)
         constraints = []
         if active:

@@ -108,6 +108,7 @@ class JumpSchedule:
         self.standing, self.jump_height, self.stoop_depth, self.settle_speed = standing, jump_height, stoop_depth, \
             settle_speed
         self.name, self.z_0, self.z_ref, self.impedance = "standing", None, None, standing
+        self.airborne = False  # in the aerial phase: contact was lost (the touchdown is the next contact)
 
     def jump(self):
         if self.name == "standing":
@@ -122,9 +123,11 @@ class JumpSchedule:
             if abs(z - self.z_ref) < 0.1 * self.stoop_depth and abs(z_dot) < self.settle_speed:
                 self.name, self.z_ref = "liftoff", self.z_0
                 self.impedance = liftoff_impedance(self.jump_height, self.stoop_depth)
-        elif self.name == "liftoff" and not in_contact:
-            self.name = "aerial"
-        elif self.name == "aerial" and in_contact:
+        elif self.name == "liftoff" and (not in_contact or z >= self.z_0):
+            self.name, self.airborne = "aerial", not in_contact  # the spring has given its energy at z_0
+        elif self.name == "aerial" and not in_contact:
+            self.airborne = True
+        elif self.name == "aerial" and in_contact and self.airborne:
             self.name, self.z_ref = "touchdown", z
             self.impedance = touchdown_impedance(z_dot, self.stoop_depth)
         elif self.name == "touchdown" and z_dot >= 0.0:

@@ -40,6 +40,11 @@ class ContactEstimate(NamedTuple):
     normal_force: float               # total f_z of the known feet [N]
 
 
+SUPPORT_CUTOFF = 20.0
+"""Low-pass cutoff of the CoM's specific force [Hz]: fast enough to see a flight of a few hundred ms, slow enough
+for the drives' shaking, which the relative CoM's motion cancels in it (estimation/support_load.py)."""
+
+
 class ContactEstimator:
     """Foot wrenches, CoPs, ZMP and contact phases of a floating-base :class:`RobotModel`.
 
@@ -74,7 +79,9 @@ class ContactEstimator:
         self.min_cop_force = min_cop_force
         self.quasi_static = (QuasiStaticContactEstimator(robot, self.soles, efforts_are_motor_torques)
                              if mode == ACTUATOR_FORCES else None)
-        self.support = SupportLoad(robot, imu_frame, cutoff, sample_rate) if mode == ACTUATOR_FORCES else None
+        self.support = (SupportLoad(robot, imu_frame, SUPPORT_CUTOFF, sample_rate) if mode == ACTUATOR_FORCES
+                        else None)
+        self.airborne = False  # the support's share was 0 at the last update
 
     def configuration(self, joint_positions, base_position, base_quaternion_xyzw):
         """Pinocchio configuration from the base pose and every joint (``robot.joint_names`` order)."""
@@ -104,15 +111,20 @@ class ContactEstimator:
             J_c = np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
             if specific_force is not None and time is not None:
                 self.support.update(data, np.asarray(specific_force, dtype=float), time)
-            raw = list(self.quasi_static.estimate(q, actuator_efforts, J_c, self.support.fraction()))
+            support = self.support.fraction()
+            raw = list(self.quasi_static.estimate(q, actuator_efforts, J_c, support))
+            # at lift-off and touchdown the wrenches start over from their new value, without the low-pass's lag
+            airborne = support == 0.0
+            restart_all, self.airborne = airborne != self.airborne, airborne
         else:
+            restart_all = False
             raw = [None if reading is None else
                    wrench_in_frame(placement.actInv(data.oMf[model.getFrameId(reading[0])]), reading[1])
                    for placement, reading in zip(sole_placements, sensor_wrenches)]
         known = np.array([wrench is not None for wrench in raw])
         samples = np.array([np.zeros(6) if wrench is None else wrench for wrench in raw])
-        filtered = self.lowpass.update(samples.ravel(), restart=np.repeat(known & ~self.known, 6),
-                                       time=time).reshape(-1, 6)
+        restart = np.repeat(known & ~self.known, 6) | restart_all
+        filtered = self.lowpass.update(samples.ravel(), restart=restart, time=time).reshape(-1, 6)
         self.known = known
 
         feet = []
