@@ -114,7 +114,8 @@ class Balancer:
         self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))
         self.posture = robot.reference_q[robot.output_q].copy()
         self.position_command = None
-        self.srv = None
+        self.srv = None           # the strict referential velocity of the COG (viip) [m/s]
+        self.cog_height = None    # the COG height it commands during lift-off [m]
         self.schedule = JumpSchedule(standing_impedance(config.viip_frequency, config.viip_damping),
                                      config.jump_height, config.stoop_depth)
         self.clamped = 0
@@ -226,8 +227,9 @@ class Balancer:
         z_ref = state.com_reference[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
         if phase.name == "aerial":  # the COG is not controllable: the legs hold, the SRV follows the estimate
             active, self.srv = (), com_velocity.copy()
-        if self.srv is None or phase.name != "liftoff":
-            self.srv = com_velocity.copy() if self.srv is None else self.srv
+        if self.srv is None:
+            self.srv = com_velocity.copy()
+        if phase.name != "liftoff":  # the commanded COG height starts from the measured one
             self.cog_height = com[2]
         # ż_G of eq. 8 is the SRV's: on position drives it is the COG velocity being commanded, and damping the
         # estimated one instead (differentiated leg kinematics, a tick late) made standing bounce off the floor;
