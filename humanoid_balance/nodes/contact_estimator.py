@@ -126,7 +126,8 @@ class ContactEstimatorNode(Node):
 
     def on_imu(self, message):
         self.guard.check_stamp("imu", message.header.stamp)
-        self.acceleration = (self.get_clock().now().nanoseconds, imu_reading(message)[2])
+        acceleration = imu_reading(message)[2]
+        self.acceleration = None if acceleration is None else (self.get_clock().now().nanoseconds, acceleration)
 
     def specific_force(self):
         """The last imu's accelerometer reading if younger than imu_timeout, else None."""

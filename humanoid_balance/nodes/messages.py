@@ -63,16 +63,17 @@ def check_frame(header, expected, topic):
 
 
 def imu_reading(message, topic="imu"):
-    """A sensor_msgs/Imu as (orientation xyzw, angular velocity [rad/s], linear acceleration [m/s²]) in the IMU
-    frame; RejectedMessage when the orientation is not provided (covariance[0] = −1: 'imu_no_orientation') or not a
-    rotation ('not_unit'), or a value is NaN or Inf ('not_finite'). A driver that sends no usable orientation is not
-    trusted for the rest either."""
+    """A sensor_msgs/Imu as (orientation xyzw, angular velocity [rad/s], linear acceleration [m/s²] or None when
+    the IMU does not provide it: covariance[0] = −1, REP-145) in the IMU frame; RejectedMessage when the orientation
+    is not provided ('imu_no_orientation') or not a rotation ('not_unit'), or a value is NaN or Inf ('not_finite').
+    A driver that sends no usable orientation is not trusted for the rest either."""
     if message.orientation_covariance[0] == -1.0:
         raise RejectedMessage("imu_no_orientation", f"{topic}: orientation not provided (covariance[0] = -1)")
     quaternion = unit_quaternion(message.orientation, topic)
     w, a = message.angular_velocity, message.linear_acceleration
+    acceleration = finite([a.x, a.y, a.z], topic, "linear_acceleration")
     return (quaternion, finite([w.x, w.y, w.z], topic, "angular_velocity"),
-            finite([a.x, a.y, a.z], topic, "linear_acceleration"))
+            None if message.linear_acceleration_covariance[0] == -1.0 else acceleration)
 
 
 def contact_phase(message, topic):
