@@ -49,10 +49,7 @@ class FloatingBaseEstimator:
         self.data = robot.model.createData()
         self.feet = tuple(feet)
         self.foot_ids = [robot.frame_id(name) for name in self.feet]
-        imu_frame = imu_frame or self.model.frames[1].name
-        pin.framesForwardKinematics(self.model, self.data, robot.reference_q)
-        base_M_imu = self.data.oMf[robot.frame_id(imu_frame)]
-        self.R_base_imu = base_M_imu.rotation.copy()  # fixed mounting
+        self.R_base_imu = robot.mounting_rotation(imu_frame or robot.root_link)  # fixed mounting
         self.imu_Q_base = pin.Quaternion(self.R_base_imu.T)
         self.foot_positions = [self.data.oMf[frame].translation for frame in self.foot_ids]  # views: see update
         self.contact_height = contact_height

@@ -28,16 +28,13 @@ class SupportLoad:
     Args:
         robot: the floating-base model.
         imu_frame: frame of the accelerometer (default: the root link), mounted rigidly on the base at its origin.
-        cutoff, sample_rate: low-pass of f_c [Hz] (the contact wrenches' own, so that both see the same band),
-            following the rate the samples' times show.
+        cutoff, sample_rate: low-pass of f_c [Hz] and the rate it is designed for, following the rate the samples'
+            times show.
     """
 
-    def __init__(self, robot, imu_frame=None, cutoff=5.0, sample_rate=500.0):
+    def __init__(self, robot, imu_frame, cutoff, sample_rate):
         self.model = robot.model
-        data = robot.model.createData()
-        pin.framesForwardKinematics(self.model, data, robot.reference_q)
-        self.base_R_imu = (data.oMf[robot.frame_id(robot.root_link)].rotation.T  # fixed mounting
-                           @ data.oMf[robot.frame_id(imu_frame or robot.root_link)].rotation)
+        self.base_R_imu = robot.mounting_rotation(imu_frame or robot.root_link)
         gravity = self.model.gravity.linear
         self.up = -gravity / (gravity @ gravity)  # f_c · up is the load factor n
         self.lowpass = ButterworthLowPass(cutoff, sample_rate, 3)

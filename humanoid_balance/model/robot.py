@@ -76,6 +76,12 @@ class RobotModel:
     def frame_id(self, name):
         return self.model.getFrameId(name)
 
+    def mounting_rotation(self, frame):
+        """Rotation of ``frame`` in the root link's frame, for a frame rigidly mounted on the root link (an IMU)."""
+        data = self.model.createData()
+        pin.framesForwardKinematics(self.model, data, self.reference_q)
+        return data.oMf[self.frame_id(self.root_link)].rotation.T @ data.oMf[self.frame_id(frame)].rotation
+
     def position_limits(self, names):
         """Lower and upper position limits [rad or m] of the named joints, from the URDF."""
         index = [self.joint_q_index(name) for name in names]

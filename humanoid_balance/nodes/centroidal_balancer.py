@@ -35,8 +35,8 @@ from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
-from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted,
-                                           declare_robot, advertise, describe, run, subscribe, timer)
+from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, LatestInput,
+                                           autostarted, declare_robot, advertise, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, check_frame, contact_phase, finite,
                                              point_message, read_limb_trajectory, unit_quaternion,
                                              vector_values, wrench_message)
@@ -101,8 +101,8 @@ class CentroidalBalancerNode(LifecycleNode):
         self.display = DisplayRate(value("display_rate"))
         self.world_frame = value("world_frame")
         self.input_timeout = value("input_timeout")
-        self.latest = {"odom": None, "zmp": None}
-        self.zmp_clock = None  # node clock when the last good zmp arrived [ns]
+        self.latest = {"odom": None}
+        self.zmp = LatestInput(self, self.input_timeout)  # the last good zmp [m]
         self.zmp_fresh = False
         self.phases = {foot.name: None for foot in feet}  # in contact, from the last contact/<foot>/state or wrench
         self.com_reference = None
@@ -165,7 +165,7 @@ class CentroidalBalancerNode(LifecycleNode):
         except GainError as error:
             return SetParametersResult(successful=False, reason=str(error))
         self.config.zmp_com, self.config.mode = gains, mode
-        self.input_timeout = values.get("input_timeout", self.input_timeout)
+        self.input_timeout = self.zmp.timeout = values.get("input_timeout", self.input_timeout)
         self.world_frame = values.get("world_frame", self.world_frame)
         if "display_rate" in values:
             self.display = DisplayRate(values["display_rate"])
@@ -184,8 +184,7 @@ class CentroidalBalancerNode(LifecycleNode):
     def on_zmp(self, message):
         self.guard.check_stamp("zmp", message.header.stamp)
         check_frame(message.header, self.world_frame, "zmp")
-        self.latest["zmp"] = finite(vector_values(message.point), "zmp", "point")
-        self.zmp_clock = self.get_clock().now().nanoseconds
+        self.zmp.set(finite(vector_values(message.point), "zmp", "point"))
 
     def on_com_reference(self, message):
         check_frame(message.header, self.world_frame, "balance/com_reference")
@@ -236,12 +235,12 @@ class CentroidalBalancerNode(LifecycleNode):
         self.last_q = q
         dt = 0.0 if self.last_input_time is None else float(np.clip(time - self.last_input_time, 0.0, 0.05))
         self.last_input_time, self.last_input_stamp = time, message.header.stamp
-        self.zmp_fresh = self.zmp_clock is not None and \
-            (self.get_clock().now().nanoseconds - self.zmp_clock) * 1e-9 <= self.input_timeout
+        zmp = self.zmp.fresh()
+        self.zmp_fresh = zmp is not None
         if self.com_reference is None:
             self.com_reference = self.core.kinematics.update(q).com.copy()
         state = BalancerState(q, v, tuple(self.in_contact(f.name) for f in self.feet),
-                              self.latest["zmp"] if self.zmp_fresh else None,
+                              zmp,
                               self.com_reference, self.limb_rates(time), dict(self.poses))
         if self.holding:
             self.core.hold(state)
@@ -291,7 +290,7 @@ class CentroidalBalancerNode(LifecycleNode):
 
     def publish_diagnostics(self):
         values = {"update rate [Hz]": self.rate.hz, **self.status,
-                  "ZMP margin [m]": self.core.zmp_margin(self.latest["zmp"])}
+                  "ZMP margin [m]": self.core.zmp_margin(self.zmp.value)}
         for foot, wrench in zip(self.feet, self.wrenches):
             values[f"{foot.name} desired normal force [N]"] = float(wrench[2])
             values[f"{foot.name} contact phase"] = {True: "contact", False: "aerial", None: "none received: assumed"}[

@@ -24,8 +24,8 @@ from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 from humanoid_balance.resources import robot_config_file
 
 __all__ = ["SENSOR_QOS", "LATEST_QOS", "RELIABLE_QOS", "LEVELS", "LEVEL_NAMES", "EXECUTORS", "ThrottledLog",
-           "InputGuard", "Diagnostics", "describe", "declare_robot", "subscribe", "advertise", "timer", "autostarted",
-           "run", "USER_MISTAKES"]
+           "InputGuard", "LatestInput", "Diagnostics", "describe", "declare_robot", "subscribe", "advertise", "timer",
+           "autostarted", "run", "USER_MISTAKES"]
 
 SENSOR_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 """Sensor topics in: best effort (CONVENTIONS.md), and only the latest sample: a node that falls behind works on
@@ -277,6 +277,24 @@ class InputGuard:
 
 MIN_REJECTED = 10
 """Rejections within one diagnostics period below which a high rejection rate is no warning (a stray message)."""
+
+
+class LatestInput:
+    """The last value an input gave and when it arrived on the node's clock: :meth:`fresh` hands it back until it is
+    older than ``timeout`` [s] (an attribute: a node may change it at run time), None before the first or after."""
+
+    __slots__ = ("node", "timeout", "value", "arrival")
+
+    def __init__(self, node, timeout):
+        self.node, self.timeout, self.value, self.arrival = node, timeout, None, None
+
+    def set(self, value):
+        self.value, self.arrival = value, self.node.get_clock().now().nanoseconds
+
+    def fresh(self):
+        if self.value is None or (self.node.get_clock().now().nanoseconds - self.arrival) * 1e-9 > self.timeout:
+            return None
+        return self.value
 
 
 def _call_guarded(guard, where, callback, *message, counted=True):

@@ -31,7 +31,7 @@ from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
-                                           declare_robot, advertise, describe, run, subscribe, timer)
+                                           LatestInput, declare_robot, advertise, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, check_frame, finite,
                                              imu_reading, point_message, unit_quaternion, vector_values)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
@@ -88,13 +88,13 @@ class ContactEstimatorNode(Node):
         self.display = DisplayRate(display_rate)
         self.base = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))
         self.odom_received = False
-        self.sensor = {foot: None for foot in self.feet}  # foot → (receive time, frame, wrench)
+        self.sensor = {foot: LatestInput(self, self.wrench_timeout) for foot in self.feet}  # (frame, wrench)
         self.last = None
         self.states = [None] * len(self.feet)  # the contact states last published
 
         subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, LATEST_QOS)
         subscribe(self, Odometry, "odom", self.on_odom, LATEST_QOS)
-        self.acceleration = None  # (node clock [ns] on arrival, the imu's linear_acceleration [m/s²])
+        self.acceleration = LatestInput(self, self.imu_timeout)  # the imu's linear_acceleration [m/s²]
         if mode == ACTUATOR_FORCES:
             subscribe(self, Imu, "imu", self.on_imu, SENSOR_QOS)
         if mode == FT_SENSORS:
@@ -126,15 +126,7 @@ class ContactEstimatorNode(Node):
 
     def on_imu(self, message):
         self.guard.check_stamp("imu", message.header.stamp)
-        acceleration = imu_reading(message)[2]
-        self.acceleration = None if acceleration is None else (self.get_clock().now().nanoseconds, acceleration)
-
-    def specific_force(self):
-        """The last imu's accelerometer reading if younger than imu_timeout, else None."""
-        if self.acceleration is None:
-            return None
-        arrival, reading = self.acceleration
-        return reading if (self.get_clock().now().nanoseconds - arrival) * 1e-9 <= self.imu_timeout else None
+        self.acceleration.set(imu_reading(message)[2])
 
     def on_wrench(self, foot, message):
         topic = f"{foot}/wrench"
@@ -143,12 +135,10 @@ class ContactEstimatorNode(Node):
             raise RejectedMessage("unknown_frame", f"{topic}: frame_id '{message.header.frame_id}' is not a "
                                   "frame of the URDF")
         wrench = finite(vector_values(message.wrench.force, message.wrench.torque), topic, "wrench")
-        self.sensor[foot] = (self.get_clock().now(), message.header.frame_id, wrench)
+        self.sensor[foot].set((message.header.frame_id, wrench))
 
     def silent_feet(self):
-        now = self.get_clock().now()
-        return [foot for foot, reading in self.sensor.items()
-                if reading is None or (now - reading[0]).nanoseconds * 1e-9 > self.wrench_timeout]
+        return [foot for foot, reading in self.sensor.items() if reading.fresh() is None]
 
     def on_joint_states(self, message):
         timing = self.timing.begin()
@@ -160,11 +150,10 @@ class ContactEstimatorNode(Node):
         timing.lap()
         if self.mode == ACTUATOR_FORCES:
             result = self.core.update(q, actuator_efforts=efforts[self.actuated], time=time,
-                                      specific_force=self.specific_force())
+                                      specific_force=self.acceleration.fresh())
         else:
-            silent = self.silent_feet()
-            result = self.core.update(q, sensor_wrenches=[None if foot in silent else self.sensor[foot][1:]
-                                                          for foot in self.feet], time=time)
+            result = self.core.update(q, sensor_wrenches=[self.sensor[foot].fresh() for foot in self.feet],
+                                      time=time)
         self.last = result
         timing.lap()
         self.publish(message.header.stamp, result, self.display.due(time))
@@ -212,7 +201,7 @@ class ContactEstimatorNode(Node):
         values = {"mode": self.mode, "update rate [Hz]": self.rate.hz}
         if self.mode == ACTUATOR_FORCES:
             values["weight on the supports [%]"] = 100.0 * self.core.support.fraction()
-            values["flight detection"] = ("on (imu)" if self.specific_force() is not None else
+            values["flight detection"] = ("on (imu)" if self.acceleration.fresh() is not None else
                                           f"off: no imu within {self.imu_timeout} s (the robot is taken as supported)")
         values.update(self.timing.figures())
         values.update(self.guard.figures())

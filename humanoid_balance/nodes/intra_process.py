@@ -63,10 +63,6 @@ class OutputTopic:
     def get_subscription_count(self):
         return self.dds.get_subscription_count() + len(self.local_subscribers)
 
-    @property
-    def topic_name(self):
-        return self.dds.topic_name
-
 
 class _LocalSubscription:
     __slots__ = ("node", "key", "callback", "dds")

@@ -30,8 +30,8 @@ from humanoid_balance.estimation import ImuSample, RobotStateEstimator, load_off
 from humanoid_balance.estimation.robot_state import LEVEL_IMU
 from humanoid_balance.model import ModelFileError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
-from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard, declare_robot,
-                                           advertise, describe, run, subscribe, timer)
+from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
+                                           LatestInput, declare_robot, advertise, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, OdometryWriter, contact_phase,
                                              imu_reading)
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
@@ -93,7 +93,7 @@ class StateEstimatorNode(Node):
         subscribe(self, JointState, "joint_states", self.on_joint_states, SENSOR_QOS)
         subscribe(self, Imu, "imu", self.on_imu, SENSOR_QOS)
         self.feet = tuple(config.feet)
-        self.phases = {foot: (None, None) for foot in self.feet}  # foot → (in contact, node clock [ns] on arrival)
+        self.phases = {foot: LatestInput(self, self.contact_timeout) for foot in self.feet}  # in contact or not
         for foot in self.feet:
             subscribe(self, Int8, f"contact/{foot}/state",
                       lambda message, foot=foot: self.on_contact_state(foot, message), LATEST_QOS)
@@ -124,17 +124,12 @@ class StateEstimatorNode(Node):
         self.imu = ImuSample(quaternion, angular_velocity)
 
     def on_contact_state(self, foot, message):
-        self.phases[foot] = (contact_phase(message, f"contact/{foot}/state"), self.get_clock().now().nanoseconds)
+        self.phases[foot].set(contact_phase(message, f"contact/{foot}/state"))
 
     def contacts(self):
         """Each foot's phase from contact/<foot>/state if every one is known and fresh, else None (lowest soles)."""
-        now = self.get_clock().now().nanoseconds
-        phases = []
-        for phase, arrival in self.phases.values():
-            if phase is None or (now - arrival) * 1e-9 > self.contact_timeout:
-                return None
-            phases.append(phase)
-        return phases
+        phases = [reading.fresh() for reading in self.phases.values()]
+        return None if None in phases else phases
 
     def on_joint_states(self, message):
         timing = self.timing.begin()
