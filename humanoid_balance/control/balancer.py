@@ -30,7 +30,7 @@ from humanoid_balance.control.zmp_com import ZmpComGains, balancing_input, check
 from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.kinematics import WholeBodyKinematics
-from humanoid_balance.model.soles import polygon_margin, sole_rectangle
+from humanoid_balance.model.soles import free_contact_twists, polygon_margin, sole_rectangle
 
 __all__ = ["MODES", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer"]
 
@@ -104,11 +104,13 @@ class Balancer:
         self.mass = robot.total_mass
         feet = list(config.feet)
         self.sole_ids = [robot.frame_id(f.sole) for f in feet]
-        sections = [Section(f.name, f.joints, f.sole, BASE if i == 0 else C_BUSY) for i, f in enumerate(feet)]
+        rectangles = [f.rectangle or sole_rectangle(robot, f.sole) for f in feet]
+        sections = [Section(f.name, f.joints, f.sole, BASE if i == 0 else C_BUSY,
+                            free_contact_twists(len(f.joints), rectangle, f.name))
+                    for i, (f, rectangle) in enumerate(zip(feet, rectangles))]
         self.resolver = EmbeddedMotionResolver(robot, sections + list(extra_sections), self.kinematics)
         self.extra = {s.name: s for s in extra_sections}
-        self.distribution = WrenchDistribution([f.rectangle or sole_rectangle(robot, f.sole) for f in feet],
-                                               config.friction, config.f_min)
+        self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
         self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))

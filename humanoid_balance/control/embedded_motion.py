@@ -12,7 +12,9 @@ columns, J_i: the section's joints; eq. 5):
     ⇒  J_emb q̇_1 = ċ_emb,   J_emb = J_c,b K + J_c,1 − Σ_C J_c,i J_i⁺ B_i K                    (eqs. 15, 20)
                               ċ_emb = u − Σ_C J_c,i J_i⁺ ẋ_i − Σ_J J_c,i q̇_i                 (eqs. 17, 20, 32, 33)
 
-with u the balancing input (eq. 24 horizontally). Stacked with the base attitude rows ω_b = R_b K_ω q̇_1 the
+with u the balancing input (eq. 24 horizontally). The motions F_i r a section's contact leaves free (a line foot's
+roll about its line, on a leg of five joints) join q̇_i as extra joints: J_i ← [J_i, −F_i], so that
+ẋ_i = B_i ν_b + J_i q̇_i − F_i r. Stacked with the base attitude rows ω_b = R_b K_ω q̇_1 the
 support joints are resolved (eq. 16), then the other sections by eq. 19. Sections are made of serial-equivalent
 output joints; on a closed-chain robot every Jacobian is first projected onto them, J T with
 T = ∂ν/∂ν_o (ClosedChain.output_velocity_map), so the linkages' masses count in the CoM. Units: m, rad, s.
@@ -31,12 +33,15 @@ BASE, C_BUSY, J_BUSY, IDLE = "base", "c_busy", "j_busy", "idle"
 
 
 class Section(NamedTuple):
-    """A limb (Kim–Choi–Kim's section): its joints, its end frame and its role."""
+    """A limb (Kim–Choi–Kim's section): its joints, its end frame and its role; ``free_twists``: the end's motions
+    its contact leaves free, as twists [v; ω] in the end frame (a line contact's roll about its line: a leg of five
+    joints holds its sole in the five others)."""
 
     name: str
     joints: tuple
     end_frame: str
     role: str = IDLE
+    free_twists: tuple = ()
 
 
 def damped_pseudo_inverse(J, threshold=0.02, max_damping=0.05):
@@ -104,21 +109,33 @@ class EmbeddedMotionResolver:
         def frame_jacobian(name):
             return kinematics.frame_jacobian(self.frames[name])
 
+        def section_jacobian(name):
+            """B_i and J_i, the contact's free motions r appended to J_i as joints: ẋ_i = B_i ν_b + J_i q̇_i − F_i r."""
+            J_end = frame_jacobian(name)
+            J_i = J_end[:, self.columns[name]]
+            free = self.sections[name].free_twists
+            if free:
+                R = kinematics.placement(self.frames[name]).rotation
+                twists = np.array(free, dtype=float).reshape(-1, 2, 3) @ R.T  # world-aligned at the end frame
+                J_i = np.hstack([J_i, -twists.reshape(-1, 6).T])
+            return J_end[:, :6], J_i
+
         base = self.base_section.name
-        J_end = frame_jacobian(base)
-        B_1, J_1 = J_end[:, :6], J_end[:, self.columns[base]]
+        base_joints = len(self.columns[base])
+        B_1, J_1 = section_jacobian(base)
         K = -np.linalg.solve(B_1, J_1)                           # ν_b = K q̇_1 (eq. 11)
-        J_emb = J_com[:, :6] @ K + J_com[:, self.columns[base]]
+        J_emb = J_com[:, :6] @ K
+        J_emb[:, :base_joints] += J_com[:, self.columns[base]]
         c_emb = np.array(com_velocity, dtype=float)
         cartesian = {}
         for name, section in self.sections.items():
             columns = self.columns[name]
             if section.role == C_BUSY:
-                J_end = frame_jacobian(name)
-                J_pinv = damped_pseudo_inverse(J_end[:, columns])
+                B_i, J_i = section_jacobian(name)
+                J_pinv = damped_pseudo_inverse(J_i)[:len(columns)]
                 twist = np.asarray(twists.get(name, np.zeros(6)), dtype=float)
-                cartesian[name] = (J_pinv, J_end[:, :6], twist)
-                J_emb -= J_com[:, columns] @ J_pinv @ J_end[:, :6] @ K       # eqs. 15, 20
+                cartesian[name] = (J_pinv, B_i, twist)
+                J_emb -= J_com[:, columns] @ J_pinv @ B_i @ K                # eqs. 15, 20
                 c_emb -= J_com[:, columns] @ J_pinv @ twist                 # eqs. 17, 20
             elif section.role == J_BUSY:
                 c_emb -= J_com[:, columns] @ np.asarray(joint_rates[name], dtype=float)
@@ -127,7 +144,7 @@ class EmbeddedMotionResolver:
         q_dot_1 = np.linalg.lstsq(task, np.concatenate([c_emb, base_angular_velocity]), rcond=None)[0]
         nu = np.zeros(T.shape[1])
         nu[:6] = K @ q_dot_1
-        nu[self.columns[base]] = q_dot_1
+        nu[self.columns[base]] = q_dot_1[:base_joints]
         for name, section in self.sections.items():
             columns = self.columns[name]
             if section.role == C_BUSY:

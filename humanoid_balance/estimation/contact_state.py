@@ -17,7 +17,8 @@ from humanoid_balance.estimation.support_load import SupportLoad
 from humanoid_balance.estimation.contact_wrench import (CONTACT, UNKNOWN, ContactHysteresis, center_of_pressure,
                                                         wrench_in_frame, zero_moment_point)
 from humanoid_balance.estimation.quasi_static_contact import QuasiStaticContactEstimator
-from humanoid_balance.model.soles import sole_rectangle
+from humanoid_balance.model.robot_setup import leg_joints
+from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
 
 __all__ = ["ContactEstimator", "ContactEstimate", "FootContact", "FT_SENSORS", "ACTUATOR_FORCES"]
 
@@ -77,7 +78,9 @@ class ContactEstimator:
         self.known = np.zeros(len(self.soles), dtype=bool)  # feet whose wrench the last update knew
         self.phases = [ContactHysteresis(contact_on, contact_off) for _ in self.soles]
         self.min_cop_force = min_cop_force
-        self.quasi_static = (QuasiStaticContactEstimator(robot, self.soles, efforts_are_motor_torques)
+        free_twists = [free_contact_twists(len(leg_joints(robot, sole)), rectangle, sole)
+                       for sole, rectangle in zip(self.soles, self.rectangles)]
+        self.quasi_static = (QuasiStaticContactEstimator(robot, self.soles, efforts_are_motor_torques, free_twists)
                              if mode == ACTUATOR_FORCES else None)
         self.support = (SupportLoad(robot, imu_frame, SUPPORT_CUTOFF, sample_rate) if mode == ACTUATOR_FORCES
                         else None)

@@ -4,15 +4,18 @@ Standing still (ν = ν̇ = 0), the sole wrenches F follow from the measured act
 (J_c,mᵀ)† (g_a + J_mᵀ g_u − τ̄) = F (eq. 46), stacked with the base rows g_b = J_c,bᵀ F, solved by least
 squares. Those base rows make the soles carry the weight even in the air: g is scaled by the share of the weight
 the supports carry, from the CoM's specific force (estimation/support_load.py), 0 in flight. Each J_c is the sole
-frame's 6-D Jacobian (LOCAL), so F holds each sole's wrench in its own frame about its origin. Ball-screw actuators
+frame's 6-D Jacobian (LOCAL), so F holds each sole's wrench in its own frame about its origin; a sole whose leg
+cannot hold all six of its motions (a line foot's roll) carries no wrench along the free ones. Ball-screw actuators
 reporting motor torques are converted first (eq. 47).
 """
 import numpy as np
 import pinocchio as pin
+import scipy.linalg
 
 from humanoid_balance.model.actuators import ballscrew_force
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.projected_dynamics import contact_forces_from_actuator_efforts
+from humanoid_balance.model.soles import wrench_basis
 
 __all__ = ["QuasiStaticContactEstimator"]
 
@@ -20,12 +23,16 @@ __all__ = ["QuasiStaticContactEstimator"]
 class QuasiStaticContactEstimator:
     """Eqs. 45–47 on a floating-base :class:`RobotModel` for a set of sole frames."""
 
-    def __init__(self, robot, soles, efforts_are_motor_torques=False):
+    def __init__(self, robot, soles, efforts_are_motor_torques=False, free_twists=None):
         if not robot.floating_base:
             raise ValueError("quasi-static contact estimation needs the floating-base model (gravity in the world)")
         self.robot = robot
         self.chain = ClosedChain(robot)
         self.sole_ids = [robot.frame_id(name) for name in soles]
+        # per sole, the motions its contact constrains (model.soles.wrench_basis): its wrench is Sᵀ y
+        bases = [wrench_basis(twists) for twists in (free_twists or [()] * len(self.sole_ids))]
+        self.basis = scipy.linalg.block_diag(*bases)  # (Σ rows, 6·feet)
+        self.holds_every_motion = all(len(S) == 6 for S in bases)
         self.force_per_torque = np.ones(len(robot.actuated_names))  # τ̄ = factor · τ_m (eq. 47), 1 if direct
         if efforts_are_motor_torques:
             for i, name in enumerate(robot.actuated_names):
@@ -46,5 +53,9 @@ class QuasiStaticContactEstimator:
         weight on the supports, estimation/support_load.py, 0 in the air)."""
         tau = np.asarray(actuator_efforts, dtype=float) * self.force_per_torque
         J_c = self.contact_jacobian(q) if J_c is None else J_c
-        F = contact_forces_from_actuator_efforts(self.chain, q, J_c, tau, include_base=True, support=support)
+        if self.holds_every_motion:
+            F = contact_forces_from_actuator_efforts(self.chain, q, J_c, tau, include_base=True, support=support)
+        else:  # the constrained motions' Jacobian S J_c gives y, F = Sᵀ y
+            F = self.basis.T @ contact_forces_from_actuator_efforts(self.chain, q, self.basis @ J_c, tau,
+                                                                     include_base=True, support=support)
         return F.reshape(len(self.sole_ids), 6)

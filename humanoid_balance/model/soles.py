@@ -26,10 +26,45 @@ class SoleRectangle(NamedTuple):
         """Signed distance from (x, y) to the nearest edge, positive inside [m]."""
         return min(x - self.x_min, self.x_max - x, y - self.y_min, self.y_max - y)
 
+    def roll_twist(self):
+        """The rotation the sole may make on the ground about its long centre line, as a unit twist [v; ω] at the
+        sole frame's origin in its axes: what a line contact leaves free (6,) [m/rad, 1]."""
+        if self.x_max - self.x_min >= self.y_max - self.y_min:
+            axis, point = np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.5 * (self.y_min + self.y_max), 0.0])
+        else:
+            axis, point = np.array([0.0, 1.0, 0.0]), np.array([0.5 * (self.x_min + self.x_max), 0.0, 0.0])
+        return np.r_[np.cross(point, axis), axis]
+
     def corners(self):
         """The four corners, counter-clockwise, in the sole frame (z = 0) — (4, 3) [m]."""
         return np.array([[self.x_min, self.y_min, 0.0], [self.x_max, self.y_min, 0.0],
                          [self.x_max, self.y_max, 0.0], [self.x_min, self.y_max, 0.0]])
+
+
+def free_contact_twists(leg_joints, rectangle, foot):
+    """The motions of a sole on the ground its leg of ``leg_joints`` joints cannot resist, as unit twists [v; ω]
+    in the sole frame: none for a leg of six joints or more; for a leg of five (a line foot, as Cassie's) its roll
+    about the rectangle's long centre line (:meth:`SoleRectangle.roll_twist`), about which the contact can carry no
+    moment either.
+
+    Raises:
+        ValueError: a leg of fewer than five joints (naming ``foot``).
+    """
+    if leg_joints >= 6:
+        return ()
+    if leg_joints == 5:
+        return (rectangle.roll_twist(),)
+    raise ValueError(f"foot '{foot}': a leg of {leg_joints} joints cannot hold its sole on the ground; "
+                     "it needs at least 5")
+
+
+def wrench_basis(free_twists):
+    """An orthonormal basis S (6 − k, 6) of the sole motions the contact constrains, orthogonal to its k
+    ``free_twists``: the sole's wrench is Sᵀ y, which does no work on a free motion."""
+    if not free_twists:
+        return np.eye(6)
+    free = np.array(free_twists, dtype=float)
+    return np.linalg.svd(free)[2][len(free):]
 
 
 def sole_rectangle(robot, sole_frame, tolerance=1e-4):
