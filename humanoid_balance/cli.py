@@ -19,7 +19,7 @@ def check_model(urdf, loops, samples=50, seed=0, feet=(), package_dirs=(), out=N
     out = out or sys.stdout
     from humanoid_balance.model import (Centroidal, ClosedChain, ClosureError, ModelFileError,
                                         SingularConfigurationError, close_loops, load_robot)
-    from humanoid_balance.model.robot_setup import find_feet
+    from humanoid_balance.model.robot_setup import find_flat_feet
     from humanoid_balance.model.sdf_import import is_sdf
 
     if is_sdf(urdf):
@@ -28,7 +28,8 @@ def check_model(urdf, loops, samples=50, seed=0, feet=(), package_dirs=(), out=N
         return 1
     try:
         robot = load_robot(urdf, loops, floating_base=True)
-        soles, legs = find_feet(urdf, robot, feet, package_dirs) if feet else ((), ())
+        flat = find_flat_feet(urdf, robot, feet, package_dirs, ClosedChain(robot)) if feet else None
+        soles, legs = (flat.soles, flat.legs) if feet else ((), ())
     except ModelFileError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -70,6 +71,10 @@ def check_model(urdf, loops, samples=50, seed=0, feet=(), package_dirs=(), out=N
         rows += [(f"foot {sole.foot_link}", f"sole {r.x_max - r.x_min:.3f} × {r.y_max - r.y_min:.3f} m, "
                   f"at {np.round(sole.placement.translation, 4)} m in the link frame "
                   f"({sole.points} collision points on it)"), ("  leg", ", ".join(leg))]
+    if flat is not None and flat.stance is not None:
+        rows.append(("feet", "not flat at the reference (tilted " + ", ".join(f"{np.degrees(t):.0f}°" for t in
+                                                                            flat.tilt) + "); soles found where the "
+                     "stance init writes lays them flat"))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"{label:<{width}}  {value}", file=out)

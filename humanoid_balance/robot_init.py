@@ -13,14 +13,16 @@ import numpy as np
 import pinocchio as pin
 import yaml
 
-from humanoid_balance.model import ModelFileError, load_robot
-from humanoid_balance.model.robot_config import (RobotConfig, check_robot_config, load_robot_config,
-                                                 robot_config_parameters)
-from humanoid_balance.model.robot_setup import (drive_gains, find_feet, leg_chains, limb_candidates,
-                                               standing_stance)
+from humanoid_balance.model import ClosedChain, ModelFileError, load_robot
+from humanoid_balance.model.robot_config import (DEFAULT_CUTOFF, RobotConfig, check_robot_config,
+                                                 load_robot_config, robot_config_parameters)
+from humanoid_balance.model.robot_setup import (RestingFace, drive_gains, find_flat_feet, leg_chains,
+                                               limb_candidates, standing_stance)
 from humanoid_balance.resources import find_file
 
 __all__ = ["init_robot", "FOOT_NAMES"]
+
+LINE_FOOT_CUTOFF = 10.0  # wrench low-pass for line feet [Hz]: Cassie bounced off its soles at 5 Hz, stands at 10
 
 FOOT_NAMES = ("left_foot", "right_foot")  # the feet's names in topics, in the order --feet gives their links
 
@@ -67,7 +69,8 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), out=print):
     if len(feet) != 2 or feet[0] == feet[1]:
         raise ModelFileError(urdf, "--feet", f"give the left and the right foot link, got {list(feet)}")
     original = load_robot(urdf, loops)
-    soles, _ = find_feet(urdf, original, feet, package_dirs)
+    flat = find_flat_feet(urdf, original, feet, package_dirs, ClosedChain(original) if loops else None)
+    soles = flat.soles
     output.mkdir(parents=True, exist_ok=True)
     name = urdf.stem
     urdf_copy = output / f"{name}.urdf"
@@ -79,8 +82,13 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), out=print):
     robot = load_robot(urdf_copy, loops_copy)
     legs = leg_chains(robot, sole_links, urdf)
     limbs = limb_candidates(robot, legs)
-    if loops is None:
-        q, leg_length, lowering = standing_stance(robot, sole_links, legs)
+    line_feet = any(len(leg) == 5 for leg in legs)  # the sole rolls on its line (model.soles.free_contact_twists)
+    if flat.stance is not None:  # the feet lie flat only away from the reference: stand there, every joint given
+        leg_length, lowering = flat.leg_length, flat.lowering
+        stance = {joint: float(flat.stance[robot.joint_q_index(joint)]) for joint in robot.joint_names}
+    elif loops is None:
+        flat_soles = [(link, RestingFace(pin.SE3.Identity(), 0.0, False)) for link in sole_links]
+        q, leg_length, lowering = standing_stance(robot, flat_soles, legs)
         stance = {joint: float(q[robot.joint_q_index(joint)]) for leg in legs for joint in leg}
     else:  # a closed-chain robot stands in its loops file's reference (every loop closed there)
         data = robot.model.createData()
@@ -92,7 +100,7 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), out=print):
         urdf_file=str(urdf_copy.resolve()), loops_file=str(loops_copy.resolve()) if loops_copy else "",
         feet=FOOT_NAMES, soles=tuple(sole_links), sole_rectangles=tuple(sole.rectangle for sole in soles),
         leg_joints=dict(zip(FOOT_NAMES, legs)), stance=stance, base_frame=robot.root_link,
-        **drive_gains(robot.total_mass, leg_length))
+        cutoff_frequency=LINE_FOOT_CUTOFF if line_feet else DEFAULT_CUTOFF, **drive_gains(robot.total_mass, leg_length))
     _write_config(output / "robot.yaml", config, limbs, urdf)
     config = load_robot_config(output / "robot.yaml")
     check_robot_config(config, robot, str(output / "robot.yaml"))
@@ -107,9 +115,16 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), out=print):
         out(f"    leg: {', '.join(leg)}")
     out("  limb candidates (J-busy, set busy_limbs): " + (", ".join(f"{n} ({len(j)} joints)" for n, (j, _) in
                                                                       limbs.items()) or "none"))
-    out("  stance: " + (f"knees bent, base {lowering * 1000:.0f} mm below straight legs" if stance
-                        else "the loops file's reference"))
+    if flat.stance is not None:
+        out(f"  stance: feet laid flat (tilted {', '.join(f'{np.degrees(t):.0f}°' for t in flat.tilt)} in the "
+            f"reference), soles {lowering * 1000:.0f} mm higher under the root, every loop closed")
+    else:
+        out("  stance: " + (f"knees bent, base {lowering * 1000:.0f} mm below straight legs" if stance
+                            else "the loops file's reference"))
     out(f"  drive gains: position {config.drive_stiffness[1]:.0f} N·m/rad, {config.drive_stiffness[0]:.0f} N/m")
+    if line_feet:
+        out(f"  legs of five joints: line feet, free to roll on their line; wrench low-pass {LINE_FOOT_CUTOFF:.0f} Hz "
+            f"(cutoff_frequency), since a line foot rocks from heel to toe within the lag of {DEFAULT_CUTOFF:.0f} Hz")
     for path in unresolved:
         out(f"  warning: mesh {path} not found (give --package-dirs or set ROS_PACKAGE_PATH); the plant drops it")
     out(f"next: humanoid-balance demo --robot {output}   |   ros2 launch humanoid_balance sim.launch.py "

@@ -87,6 +87,7 @@ class ClosedLoop:
         self.soles = robot.soles
         self.estimator = RobotStateEstimator(fixed_base, self.soles)
         self.contact = ContactEstimator(self.robot, self.soles, mode="actuator_forces", sample_rate=1.0 / period,
+                                        cutoff=robot.cutoff_frequency,
                                         rectangles=robot.sole_rectangles or None, imu_frame=robot.imu_frame or None)
         self.contacts = None  # the feet's contact phases of the last tick, for the base estimate (None: none yet)
         feet = tuple(Foot(name, sole, robot.leg_joints[name], robot.rectangle(k))

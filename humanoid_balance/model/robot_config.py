@@ -19,6 +19,8 @@ only there, never in code. Units: SI (m, rad, N/m, N·m/rad).
     drive_stiffness, drive_damping  the plant's position drives, [prismatic, revolute]
     impedance_stiffness, impedance_damping  joint impedance of the serial-equivalent outputs, [prismatic, revolute];
                                    the mapper maps it onto the actuators (torque-controlled robots, momentum mode)
+    cutoff_frequency               the contact estimate's wrench low-pass [Hz] (the contact_estimator's parameter;
+                                   default 5, Kangaroo paper section VI-B)
 """
 import difflib
 from dataclasses import dataclass, field
@@ -34,6 +36,7 @@ __all__ = ["RobotConfig", "load_robot_config", "robot_config_parameters", "confi
            "check_robot_config", "FILE_KEYS"]
 
 FILE_KEYS = ("urdf_file", "loops_file")
+DEFAULT_CUTOFF = 5.0  # wrench low-pass [Hz]
 DEFAULT_GAINS = {"drive_stiffness": (2e5, 1e4), "drive_damping": (2e3, 100.0),
                  "impedance_stiffness": (2e4, 50.0), "impedance_damping": (200.0, 3.0)}
 
@@ -59,6 +62,7 @@ class RobotConfig:
     drive_damping: tuple = DEFAULT_GAINS["drive_damping"]
     impedance_stiffness: tuple = DEFAULT_GAINS["impedance_stiffness"]
     impedance_damping: tuple = DEFAULT_GAINS["impedance_damping"]
+    cutoff_frequency: float = DEFAULT_CUTOFF
 
     @property
     def loops(self):
@@ -87,6 +91,7 @@ def robot_config_parameters(config):
             values[f"{limb}_swing"] = [float(v) for v in config.limb_swing[limb]]
     for name in DEFAULT_GAINS:
         values[name] = [float(v) for v in getattr(config, name)]
+    values["cutoff_frequency"] = float(config.cutoff_frequency)
     return values
 
 
@@ -122,6 +127,13 @@ def config_from_parameters(value, source="parameters"):
     if len(stance_positions) != len(stance_joints):
         raise ModelFileError(source, "stance_positions", f"{len(stance_positions)} values for "
                              f"{len(stance_joints)} stance_joints")
+    try:
+        cutoff = float(value("cutoff_frequency", DEFAULT_CUTOFF))
+    except (TypeError, ValueError):
+        cutoff = float("nan")
+    if not cutoff > 0.0:
+        raise ModelFileError(source, "cutoff_frequency", f"{value('cutoff_frequency', None)!r}; give the wrench "
+                             "low-pass cutoff, a positive number of Hz")
     return RobotConfig(
         urdf_file=resolve_uri(value("urdf_file", "")), loops_file=resolve_uri(value("loops_file", "") or ""),
         feet=feet, soles=soles, sole_rectangles=rectangles,
@@ -132,7 +144,7 @@ def config_from_parameters(value, source="parameters"):
                     if value(f"{limb}_swing", ())},
         stance=dict(zip(stance_joints, stance_positions)),
         base_frame=str(value("base_frame", "")), imu_frame=str(value("imu_frame", "")),
-        **{name: pair(name) for name in DEFAULT_GAINS})
+        cutoff_frequency=cutoff, **{name: pair(name) for name in DEFAULT_GAINS})
 
 
 def load_robot_config(path):

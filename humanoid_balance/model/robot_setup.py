@@ -8,6 +8,9 @@
 - a standing stance with bent knees (serial robots): both soles raised by a fraction of the leg length against
   the fixed root, flat and centred under the CoM, by damped least squares on pinocchio's frame Jacobians from a
   slightly flexed knee (a straight leg is a singular start: no vertical motion to first order);
+- feet the reference does not hold flat (Cassie's, drawn pointing down): the face of the collision geometry each
+  rests on (a box's bottom, a cylinder's side: a line contact), laid on the ground by the same stance, every loop
+  closed;
 - drive gains scaled to the robot's mass and leg length.
 Units: SI.
 """
@@ -16,15 +19,21 @@ from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
+from scipy.spatial import ConvexHull
 
-from humanoid_balance.model.errors import ModelFileError
+from humanoid_balance.model.continuation import continue_closure
+from humanoid_balance.model.errors import ClosureError, ModelFileError
 from humanoid_balance.model.soles import SoleRectangle
 
-__all__ = ["Sole", "find_feet", "find_sole", "leg_chains", "leg_joints", "limb_candidates", "pitch_joints", "standing_stance", "drive_gains"]
+__all__ = ["Sole", "FlatFeet", "RestingFace", "find_feet", "find_flat_feet", "find_sole", "resting_face", "leg_chains",
+           "leg_joints", "limb_candidates", "pitch_joints", "standing_stance", "drive_gains"]
 
 SOLE_TOLERANCE = 0.003   # collision points this close to the lowest one lie on the sole [m]
 LEVEL_TOLERANCE = 0.05   # the two soles at the model's reference configuration are this level, or not both feet [m]
 CROUCH = 0.06            # standing stance: the soles raised by this fraction of the leg length
+FLAT = np.radians(1.0)   # a foot tilted less than this at the reference stands flat there [rad]
+LINE_WIDTH = 0.3          # resting points narrower than this fraction of their length are a line contact
+MAX_FACE_TILT_COS = 0.25  # faces tilted more than acos(0.25) ≈ 76° from the ground are not what a foot stands on
 GRAVITY = 9.81
 
 
@@ -60,12 +69,12 @@ def _geometry_points(geometry, scale):
     return None
 
 
-def find_sole(urdf_path, model, q, foot_link, package_dirs=()):
-    """The sole of ``foot_link``: the lowest face of the collision geometry of its rigid body at configuration q
-    (fixed-base model, root upright), as a :class:`Sole`.
+def _foot_points(urdf_path, model, data, q, foot_link, package_dirs):
+    """The collision points of ``foot_link``'s rigid body at configuration q (data: its frame placements), in the
+    world frame [m].
 
     Raises:
-        ModelFileError: the link is unknown, has no usable collision geometry, or touches the ground at a point.
+        ModelFileError: the link is unknown or its rigid body has no usable collision geometry.
     """
     if not model.existFrame(foot_link):
         links = [f.name for f in model.frames if f.type == pin.FrameType.BODY]
@@ -79,8 +88,7 @@ def find_sole(urdf_path, model, q, foot_link, package_dirs=()):
                                          package_dirs=[str(d) for d in package_dirs])
     except ValueError as error:
         raise ModelFileError(urdf_path, "collision", f"{error} (give --package-dirs or set ROS_PACKAGE_PATH)") from None
-    data, geometry_data = model.createData(), geometry.createData()
-    pin.framesForwardKinematics(model, data, q)
+    geometry_data = geometry.createData()
     pin.updateGeometryPlacements(model, data, geometry, geometry_data, q)
     points = []
     for index, item in enumerate(geometry.geometryObjects):
@@ -92,7 +100,19 @@ def find_sole(urdf_path, model, q, foot_link, package_dirs=()):
     if not points:
         raise ModelFileError(urdf_path, f"link '{foot_link}'", "its rigid body has no collision geometry; add a "
                              "collision box for the sole, or set sole_rectangles in the robot configuration")
-    points = np.vstack(points)
+    return np.vstack(points)
+
+
+def find_sole(urdf_path, model, q, foot_link, package_dirs=()):
+    """The sole of ``foot_link``: the lowest face of the collision geometry of its rigid body at configuration q
+    (fixed-base model, root upright), as a :class:`Sole`.
+
+    Raises:
+        ModelFileError: the link is unknown, has no usable collision geometry, or touches the ground at a point.
+    """
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    points = _foot_points(urdf_path, model, data, q, foot_link, package_dirs)
     lowest = points[:, 2].min()
     on_sole = points[points[:, 2] < lowest + SOLE_TOLERANCE]
     foot = data.oMf[model.getFrameId(foot_link)]
@@ -106,6 +126,58 @@ def find_sole(urdf_path, model, q, foot_link, package_dirs=()):
     placement = foot.inverse() * pin.SE3(np.eye(3), origin)
     return Sole(foot_link, placement, SoleRectangle(float(x_min), float(x_max), float(y_min), float(y_max)),
                 len(on_sole), float(lowest))
+
+
+class RestingFace(NamedTuple):
+    placement: pin.SE3   # in the foot link, of a frame at the face's centre, world-aligned once the face lies flat
+    tilt: float          # of the face from the ground at the configuration it was found in [rad]
+    line: bool           # a line contact along the frame's x axis (a cylinder's side): it may roll about it
+
+
+def resting_face(urdf_path, model, q, foot_link, package_dirs=()):
+    """The face of ``foot_link``'s collision geometry it stands on, found from its shape when the model's reference
+    does not hold the foot flat: among the faces of the convex hull of the collision points, the one with the
+    largest resting area × cos(its tilt from the ground) at q (a box's bottom, a cylinder's lowest line widened by
+    SOLE_TOLERANCE, a mesh's flat underside), as a :class:`RestingFace`.
+
+    Raises:
+        ModelFileError: as :func:`find_sole`, or no face of the foot faces the ground.
+    """
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    points = _foot_points(urdf_path, model, data, q, foot_link, package_dirs)
+    best = None
+    for face in np.unique(np.round(ConvexHull(points).equations, 9), axis=0):
+        normal, offset = face[:3], face[3]  # outward normal; points inside have normal·p + offset ≤ 0
+        cos_tilt = -normal[2]
+        if cos_tilt < MAX_FACE_TILT_COS:
+            continue
+        resting = points[-(points @ normal + offset) < SOLE_TOLERANCE]
+        u = np.cross(normal, [1.0, 0.0, 0.0] if abs(normal[0]) < 0.9 else [0.0, 1.0, 0.0])
+        u /= np.linalg.norm(u)
+        planar = np.column_stack([resting @ u, resting @ np.cross(normal, u)])
+        area = ConvexHull(planar).volume if np.linalg.matrix_rank(planar - planar.mean(axis=0), 1e-6) == 2 else 0.0
+        if best is None or area * cos_tilt > best[0]:
+            best = (area * cos_tilt, normal, resting)
+    if best is None or best[0] == 0.0:
+        raise ModelFileError(urdf_path, f"link '{foot_link}'", "no face of its collision geometry faces the ground "
+                             "at the reference configuration; set sole_rectangles and stance_joints")
+    _, normal, resting = best
+    mean = resting.mean(axis=0)
+    _, spread, axes = np.linalg.svd(resting - mean)
+    extent = (resting - mean) @ axes[:2].T
+    centre = mean + 0.5 * (extent.min(axis=0) + extent.max(axis=0)) @ axes[:2]  # of the face's extent
+    line = spread[1] < LINE_WIDTH * spread[0]
+    if line:  # a line contact (a cylinder's side) rests on any normal about its line: the one nearest the ground's
+        down = np.array([0.0, 0.0, -1.0]) + axes[0][2] * axes[0]
+        normal = down / np.linalg.norm(down)
+    align = pin.Quaternion.FromTwoVectors(normal, np.array([0.0, 0.0, -1.0])).toRotationMatrix()  # face to ground
+    if line:  # the sole frame's x along the line
+        along = align @ axes[0]
+        align = pin.rpy.rpyToMatrix(0.0, 0.0, -np.arctan2(along[1], along[0])) @ align
+    foot = data.oMf[model.getFrameId(foot_link)]
+    placement = foot.inverse() * pin.SE3(align.T, centre)
+    return RestingFace(placement, float(np.arccos(np.clip(-normal[2], -1.0, 1.0))), bool(line))
 
 
 def _leaf_links(model, links):
@@ -124,20 +196,52 @@ def leg_joints(robot, sole_frame):
     return tuple(name for name in _support_joint_names(robot.model, sole_frame) if name in outputs)
 
 
-def find_feet(urdf_path, robot, foot_links, package_dirs=()):
-    """Each foot link's :class:`Sole` (at the reference configuration) and leg (:func:`leg_chains`), checked: the
-    soles are level there, as feet are.
+def find_feet(urdf_path, robot, foot_links, package_dirs=(), q=None):
+    """Each foot link's :class:`Sole` (at configuration q, by default the reference) and leg (:func:`leg_chains`),
+    checked: the soles are level there, as feet are.
 
     Raises:
         ModelFileError: naming the URDF and the link that is not a foot.
     """
-    soles = [find_sole(urdf_path, robot.model, robot.reference_q, link, package_dirs) for link in foot_links]
+    where = "in the reference configuration" if q is None else "in the stance that lays the feet flat"
+    q = robot.reference_q if q is None else q
+    soles = [find_sole(urdf_path, robot.model, q, link, package_dirs) for link in foot_links]
     heights = [sole.height for sole in soles]
     if max(heights) - min(heights) > LEVEL_TOLERANCE:
         low, high = (soles[int(np.argmin(heights))], soles[int(np.argmax(heights))])
         raise ModelFileError(urdf_path, f"--feet {high.foot_link}", f"its sole is {high.height - low.height:.3f} m "
-                             f"above {low.foot_link}'s in the reference configuration: not a foot (feet stand level)")
+                             f"above {low.foot_link}'s {where}: not a foot (feet stand level)")
     return soles, leg_chains(robot, foot_links, urdf_path)
+
+
+class FlatFeet(NamedTuple):
+    soles: list          # Sole per foot, found where the feet stand flat
+    legs: list           # output joints per leg, hip to ankle
+    stance: object       # the standing configuration that lays the feet flat, or None: flat at the reference
+    leg_length: float    # hip to sole at the reference [m] (with ``stance``)
+    lowering: float      # the soles raised under the root in ``stance`` [m]
+    tilt: tuple          # each foot's tilt at the reference [rad]
+
+
+def find_flat_feet(urdf_path, robot, foot_links, package_dirs=(), chain=None):
+    """The soles and legs of :func:`find_feet` where the feet stand flat: at the reference configuration if they do
+    there, else at the :func:`standing_stance` that lays each foot's :func:`resting_face` on the ground (a foot
+    drawn tilted or pointing, as Cassie's in its SDF), with every loop of ``chain`` closed.
+
+    Raises:
+        ModelFileError: as :func:`find_feet` at the reference, when no face of a foot can be laid flat.
+    """
+    try:
+        soles, legs = find_feet(urdf_path, robot, foot_links, package_dirs)
+        return FlatFeet(soles, legs, None, 0.0, 0.0, (0.0, 0.0))
+    except ModelFileError as not_flat:
+        faces = [resting_face(urdf_path, robot.model, robot.reference_q, link, package_dirs) for link in foot_links]
+        if all(face.tilt < FLAT for face in faces):
+            raise not_flat from None
+    legs = leg_chains(robot, foot_links, urdf_path)
+    q, leg_length, lowering = standing_stance(robot, list(zip(foot_links, faces)), legs, chain=chain)
+    soles, legs = find_feet(urdf_path, robot, foot_links, package_dirs, q)
+    return FlatFeet(soles, legs, q, leg_length, lowering, tuple(face.tilt for face in faces))
 
 
 def leg_chains(robot, foot_links, source):
@@ -190,49 +294,101 @@ def _end_link(model, joint):
     return model.frames[frames[-1]].name
 
 
-def standing_stance(robot, soles, legs, crouch=CROUCH, iterations=300):
-    """A standing configuration with bent knees of a serial fixed-base ``robot``: both soles raised by ``crouch``
-    × leg length relative to the root at the reference, kept flat and centred under the CoM, found by damped least
-    squares from slightly flexed knees; returns (q, leg length [m], lowering [m]).
+def standing_stance(robot, soles, legs, crouch=CROUCH, iterations=300, chain=None):
+    """A standing configuration with bent knees: both ``soles`` ((frame name, :class:`RestingFace` in it)) flat
+    and on their heading at the reference (a line contact only level along its line, free to roll about it), raised
+    by ``crouch`` × leg length relative to the fixed root at the reference, with the whole robot's CoM (the root
+    link's mass too) above their middle. Damped least squares on pinocchio's frame and CoM Jacobians in the legs'
+    output coordinates: per sole its height and rotation (4 rows; 2 for a line), and 2 rows for the CoM, so that a
+    leg of five joints can meet them; in the null space the hips' rolls and yaws go back to the reference and the
+    soles' horizontal places follow. A serial robot starts from slightly flexed knees (a straight leg is a singular
+    start: no vertical motion to first order); a closed-chain robot (``chain``) keeps every loop closed, its
+    Jacobians through the output velocity map (eqs. 7, 22) and each step closed by continuation. Returns (q, leg
+    length [m], lowering [m]).
 
     Raises:
         ModelFileError: no such configuration within the joint limits.
     """
     model, data = robot.model, robot.model.createData()
     q = robot.reference_q.copy()
-    lower, upper = model.lowerPositionLimit, model.upperPositionLimit
-    sole_ids = [model.getFrameId(sole) for sole in soles]
+    closed = chain is not None and bool(chain.loops)
+    sole_ids = [(model.getFrameId(frame), face.placement) for frame, face in soles]
+    tilt_rows = [[1] if face.line else [0, 1, 2] for _, face in soles]  # of the sole's rotation, in its heading
     pin.framesForwardKinematics(model, data, q)
-    start = [data.oMf[i].copy() for i in sole_ids]
-    hips = [data.oMi[model.getJointId(leg[0])].translation for leg in legs]
-    length = float(np.mean([hip[2] - sole.translation[2] for hip, sole in zip(hips, start)]))
+    start = np.array([(data.oMf[i] * placement).translation for i, placement in sole_ids])
+    headings = [pin.rpy.rpyToMatrix(0.0, 0.0, pin.rpy.matrixToRpy((data.oMf[i] * placement).rotation)[2])
+                for i, placement in sole_ids]
+    hips = np.array([data.oMi[model.getJointId(leg[0])].translation for leg in legs])
+    length = float(np.mean(hips[:, 2] - start[:, 2]))
     lowering = crouch * length
-    columns = [[model.joints[model.getJointId(name)].idx_v for name in leg] for leg in legs]
-    for leg, sole_id in zip(legs, sole_ids):
-        _flex_knee(robot, q, leg, sole_id)
+    height = start[:, 2].mean() + lowering
+    outputs = [robot.output_names.index(name) for leg in legs for name in leg]
+    columns = robot.output_v[outputs] if not closed else robot.base_nv + np.array(outputs)
+    used_q = robot.output_q[outputs]
+    lower, upper = model.lowerPositionLimit[used_q], model.upperPositionLimit[used_q]
+    if not closed:
+        for leg, (sole_id, _) in zip(legs, sole_ids):
+            _flex_knee(robot, q, leg, sole_id)
+    rest = q[used_q].copy()
+    root = model.inertias[0]  # the fixed root link's own mass, which pinocchio's CoM leaves out
+    moving = 1.0 - root.mass / (root.mass + sum(inertia.mass for inertia in model.inertias[1:]))
+    sagittal = set(pitch_joints(robot, q, [name for leg in legs for name in leg]))
+    held_at_rest = np.array([name not in sagittal for leg in legs for name in leg])  # rolls and yaws
     for _ in range(iterations):
+        J_com = pin.jacobianCenterOfMass(model, data, q) * moving  # before the frame Jacobians: it reuses data.J
+        com = moving * data.com[0] + (1.0 - moving) * root.lever
         pin.computeJointJacobians(model, data, q)
         pin.updateFramePlacements(model, data)
-        com = pin.centerOfMass(model, data, q)
-        middle = np.mean([m.translation for m in start], axis=0)
-        errors, jacobians = [], []
-        for sole_id, origin in zip(sole_ids, start):
-            target = origin.translation + np.array([com[0] - middle[0], 0.0, lowering])
-            current = data.oMf[sole_id]
-            errors.append(np.r_[target - current.translation, pin.log3(origin.rotation @ current.rotation.T)])
-            jacobians.append(pin.getFrameJacobian(model, data, sole_id, pin.LOCAL_WORLD_ALIGNED))
+        soles_now = [data.oMf[i] * placement for i, placement in sole_ids]
+        middle = np.mean([sole.translation for sole in soles_now], axis=0)
+        errors, jacobians = [com[:2] - middle[:2]], [-J_com[:2]]  # the feet's middle under the CoM
+        for (sole_id, placement), current, heading, rows in zip(sole_ids, soles_now, headings, tilt_rows):
+            local = placement.inverse().action @ pin.getFrameJacobian(model, data, sole_id, pin.LOCAL)
+            J_sole = np.kron(np.eye(2), current.rotation) @ local  # LOCAL_WORLD_ALIGNED at the sole
+            jacobians[0] = jacobians[0] + 0.5 * J_sole[:2]
+            rotation_error = heading.T @ pin.log3(heading @ current.rotation.T)  # in the heading's axes
+            errors.append(np.r_[height - current.translation[2], rotation_error[rows]])
+            jacobians.append(np.vstack([J_sole[2], (heading.T @ J_sole[3:])[rows]]))
         error, J = np.concatenate(errors), np.vstack(jacobians)
         if np.linalg.norm(error) < 1e-7:
             break
-        used = sorted(c for leg in columns for c in leg)
-        J = J[:, used]
-        step = J.T @ np.linalg.solve(J @ J.T + 1e-6 * np.eye(len(error)), error)
-        q[used] = np.clip(q[used] + np.clip(step, -0.1, 0.1), lower[used], upper[used])
-    else:
+        J = (J @ chain.output_velocity_map(q))[:, columns] if closed else J[:, columns]
+        target = q[used_q] + _limited_step(J, error, q[used_q], lower, upper, np.where(held_at_rest, rest, q[used_q]))
+        if closed:
+            every = q[robot.output_q].copy()
+            every[outputs] = target
+            try:
+                q = continue_closure(chain, q, every, held="outputs")[0]
+            except ClosureError:
+                break
+        else:
+            q[used_q] = target
+    if not np.linalg.norm(error) < 1e-7:
         raise ModelFileError(robot.urdf_path, "stance", f"no standing stance {lowering:.3f} m below the reference "
                              f"within the joint limits (‖error‖ = {np.linalg.norm(error):.2e}); set stance_joints "
                              "and stance_positions")
     return q, length, lowering
+
+
+def _limited_step(J, error, x, lower, upper, rest, damping=1e-6, largest=0.1, pull=0.5):
+    """Damped least-squares step J⁺ error, plus ``pull`` × (rest − x) in the null space of J (the joints the task
+    leaves free go back to their rest), that keeps x within [lower, upper]: joints a step would push past a limit
+    are held there and the step is solved again with the others (a simple active set); scaled so that no joint moves
+    more than ``largest`` [rad or m]."""
+    free = np.ones(len(x), dtype=bool)
+    step = np.zeros(len(x))
+    for _ in range(len(x)):
+        A = J[:, free]
+        A_pinv = A.T @ np.linalg.inv(A @ A.T + damping * np.eye(len(error)))
+        back = pull * (rest - x)[free]
+        step[:] = 0.0
+        step[free] = A_pinv @ error + back - A_pinv @ (A @ back)
+        step *= min(1.0, largest / max(np.abs(step).max(), 1e-12))
+        past = free & ((x + step < lower) | (x + step > upper))
+        if not past.any():
+            break
+        free &= ~past
+    return np.clip(x + step, lower, upper) - x
 
 
 def pitch_joints(robot, q, joints):

@@ -9,7 +9,11 @@
 - the robot touches the floor only (no self-collision: the suite balances, it does not plan around its own
   links); a free joint on the root link, a floor plane, friction on every contact;
 - each loop closure as an equality constraint between frame_a and frame_b: ``weld`` when the loop constrains a
-  rotation, else ``connect`` (the loops are closed at the URDF zero configuration, MuJoCo's qpos0);
+  rotation, else ``connect`` (the loops are closed at the URDF zero configuration, MuJoCo's qpos0); a ``connect``
+  loop that leaves translations of frame_a free (axes [x, y]: a point on a line) gets a light slide joint along
+  each free axis under frame_a when frame_a is a massless frame on its link (import-sdf's cut frames), so that the
+  plant constrains exactly what the loop file says (a loop on a link of the mechanism, as kangaroo_like's planar
+  linkages, stays connected in full, the out-of-plane direction redundant);
 - one actuator per actuated joint, force-limited to the URDF effort limit; its gain and bias make it a
   position, velocity or effort drive (set by :class:`~humanoid_balance.sim.simulation.Simulation`), so
   MuJoCo integrates the drive's stiffness and damping implicitly;
@@ -76,6 +80,21 @@ def _urdf_for_mujoco(urdf_path, package_dirs):
     return ElementTree.tostring(robot, encoding="unicode"), warnings
 
 
+SLIDER_MASS = 1e-3  # the body that lets a loop's unconstrained translation slide [kg]
+
+
+def _free_unconstrained_axes(spec, loop):
+    """Slide joints along the translations of frame_a that ``loop`` leaves free, on frame_a's (massless) body."""
+    free = [axis for axis in ("x", "y", "z") if axis not in loop.axes]
+    body = spec.body(loop.frame_a)
+    if not free or body.mass > 0.0 or body.first_body() is not None:
+        return  # a link of the mechanism, not a cut frame on it: its planar loops stay connected in full
+    body.mass, body.inertia, body.explicitinertial = SLIDER_MASS, [SLIDER_MASS * 1e-4] * 3, True
+    for axis in free:
+        body.add_joint(name=f"{loop.name}_free_{axis}", type=mujoco.mjtJoint.mjJNT_SLIDE,
+                       axis=[float(axis == "x"), float(axis == "y"), float(axis == "z")], armature=0.01)
+
+
 def build_mujoco_model(robot, soles=(), friction=1.0, force_torque_sensors=False,
                        timestep=0.0005, equality_solimp=(0.999, 0.9999, 0.001, 0.5, 2.0), sole_rectangles=None,
                        package_dirs=()):
@@ -128,6 +147,8 @@ def build_mujoco_model(robot, soles=(), friction=1.0, force_torque_sensors=False
         data[6], data[10] = 1.0, 1.0
         for loop in robot.spec.loops:
             weld = any(axis.startswith("r") for axis in loop.axes)
+            if not weld:
+                _free_unconstrained_axes(spec, loop)
             spec.add_equality(name=loop.name, objtype=mujoco.mjtObj.mjOBJ_BODY, name1=loop.frame_a, name2=loop.frame_b,
                               type=mujoco.mjtEq.mjEQ_WELD if weld else mujoco.mjtEq.mjEQ_CONNECT,
                               solref=[2.0 * timestep, 1.0], solimp=list(equality_solimp), data=data)
