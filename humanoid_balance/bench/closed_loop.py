@@ -7,6 +7,7 @@ thing measured; experiment 7 measures the same chain over DDS. Ground truth come
 advances the bench session's progress and, with ``bench --record``, is recorded as the nodes' messages
 (loop_recording.py). Units: SI.
 """
+import functools
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,6 +33,13 @@ FALL_DROP = 0.15   # a base this far below its start has fallen [m]
 def robot_config(robot=DEFAULT_ROBOT):
     """The :class:`RobotConfig` of a bundled robot's name or of a directory written by ``humanoid-balance init``."""
     return load_robot_config(robot_config_file(robot))
+
+
+@functools.lru_cache
+def robot_mass(robot):
+    """The total mass [kg] of a bundled robot or robot folder, loaded once for all the pushes of a bisection."""
+    config = robot_config(robot)
+    return load_robot(config.urdf_file, config.loops).total_mass
 
 
 class Sample(NamedTuple):

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
+from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config, robot_mass
 from humanoid_balance.bench.results import Result
 from humanoid_balance.control.balancer import BalancerConfig
 from humanoid_balance.demo.report import SETTLED_WITHIN, recovery
@@ -24,7 +24,8 @@ SLIP = 0.005        # a sole moving this far on the floor has slipped [m]
 NOTE = ("1: Mahru I (67.7 kg) in momentum mode on the plant's joint impedance (50 N·m/rad, 3 N·m·s/rad) with the "
         "balancer's efforts fed forward; a lateral force of 0.1 s on the pelvis. Settling: the CoM stays within "
         f"{SETTLED_WITHIN * 1e3:.0f} mm of where it stood. Slip: a sole moves more than {SLIP * 1e3:.0f} mm. The "
-        "largest impulse is found by bisection (recovered: no fall, no slip, settled within the 3 s watched).")
+        "largest impulse is found by bisection (recovered: no fall, no slip, settled within the 3 s watched). On another "
+        "robot the impulses scale with its mass (the same change of velocity).")
 
 
 class PushOutcome(NamedTuple):
@@ -69,8 +70,11 @@ def largest_recovered(low, high, robot=ROBOT, tolerance=1.0):
 
 
 def run(smoke=False, robot=ROBOT):
-    pushed = push(12.0, robot)
-    rows = [Result(EXPERIMENT, "CoM amplitude, 12 N·s lateral at the pelvis", f"{PAPER}: 0.045 m", "≤ 0.045 m",
+    scale = 1.0 if robot == ROBOT else robot_mass(robot) / robot_mass(ROBOT)  # the same velocity change
+    impulse = 12.0 * scale
+    pushed = push(impulse, robot)
+    rows = [Result(EXPERIMENT, f"CoM amplitude, {impulse:.3g} N·s lateral at the pelvis", f"{PAPER}: 0.045 m",
+                   "≤ 0.045 m",
                    f"{pushed.peak:.3f} m", pushed.peak <= 0.045),
             Result(EXPERIMENT, "settling to 5 mm", f"{PAPER}: 4.7 s", "≤ 2.5 s", f"{pushed.settling:.2f} s",
                    pushed.settling <= 2.5),
@@ -79,10 +83,10 @@ def run(smoke=False, robot=ROBOT):
                    not pushed.fell and pushed.slip <= SLIP)]
     if smoke:
         return rows
-    open_loop = push(12.0, robot, feedback=False)
+    open_loop = push(impulse, robot, feedback=False)
     settled = f"settled in {open_loop.settling:.2f} s" if np.isfinite(open_loop.settling) else "not settled in 3 s"
     rows.append(Result(EXPERIMENT, "same push, momentum feedback off", "—", "reported",
                        f"{open_loop.peak:.3f} m, {settled}", None))
-    limit = largest_recovered(12.0, 40.0, robot) if pushed.recovered else float("nan")
-    rows.append(Result(EXPERIMENT, "largest lateral impulse recovered", "—", "reported", f"{limit:.0f} N·s", None))
+    limit = largest_recovered(impulse, 40.0 * scale, robot, scale) if pushed.recovered else float("nan")
+    rows.append(Result(EXPERIMENT, "largest lateral impulse recovered", "—", "reported", f"{limit:.3g} N·s", None))
     return rows

@@ -6,15 +6,13 @@ stiff position drives; momentum mode runs Garofalo et al. on its joint impedance
 screw's position, velocity, feed-forward force, stiffness and damping (the outputs' gains through the loops). Both
 see the same pushes. Units: SI.
 """
-import functools
 import tempfile
 
-from humanoid_balance.bench.closed_loop import robot_config
+from humanoid_balance.bench.closed_loop import robot_mass
 from humanoid_balance.bench.results import Result
 from humanoid_balance.bench.session import current as current_session
 from humanoid_balance.demo.runner import run_demo
 from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
-from humanoid_balance.model import load_robot
 
 __all__ = ["NOTE", "ROBOT", "run", "push_through_nodes"]
 
@@ -27,13 +25,6 @@ NOTE = ("9: the demo's closed loop (plant in lockstep, the four nodes in one pro
         "one lateral push of 0.1 s at the pelvis, 2.5 s watched; kinematic mode on the position drives, momentum "
         "mode on the joint impedance the mapper derives through the loops. The largest impulse is found by "
         "bisection to 2 N·s (recovered: no fall, settled to 5 mm within the 2.5 s watched).")
-
-
-@functools.lru_cache
-def robot_mass(robot):
-    """The robot's total mass [kg], loaded once for all the pushes of a bisection."""
-    config = robot_config(robot)
-    return load_robot(config.urdf_file, config.loops).total_mass
 
 
 def push_through_nodes(impulse, mode, robot=ROBOT):
