@@ -52,7 +52,7 @@ def parameter_file(share, node):
 
 def robot_file(context):
     """The robot configuration the ``robot`` argument names (a folder of humanoid-balance init, its robot.yaml, or
-    a bundled robot); every node reads it first, then its own parameter file."""
+    a bundled robot); every node reads it after its own parameter file, so the robot's values win."""
     from humanoid_balance.resources import robot_config_file  # the installed package, as the nodes use it
 
     return str(robot_config_file(LaunchConfiguration("robot").perform(context)))
@@ -74,7 +74,7 @@ def argument_value(context, argument):
 def separate_nodes(context, share):
     robot = robot_file(context)
     return [Node(package="humanoid_balance", executable=node, name=node, output="screen",
-                 parameters=[robot, parameter_file(share, node),
+                 parameters=[parameter_file(share, node), robot,  # the robot's values over the defaults
                              {parameter: argument_value(context, argument)
                               for parameter, argument in ROBOT + OVERRIDES[node]}],
                  remappings=[(topic, LaunchConfiguration(argument)) for topic, argument in REMAPS[node]])
@@ -93,7 +93,7 @@ def composed_stack(context, share):
     with tempfile.NamedTemporaryFile("w", prefix="balance_stack_", suffix=".yaml", delete=False) as handle:
         yaml.safe_dump(overrides, handle)
     return [Node(package="humanoid_balance", executable="balance_stack", output="screen",
-                 parameters=[robot_file(context), *(parameter_file(share, node) for node in NODES), handle.name],
+                 parameters=[*(parameter_file(share, node) for node in NODES), robot_file(context), handle.name],
                  remappings=[(topic, LaunchConfiguration(argument)) for node in NODES
                              for topic, argument in REMAPS[node]])]
 

@@ -4,6 +4,7 @@ References: TALOS's own sole frame (left_sole_link, shipped by PAL in its URDF, 
 forward kinematics of the stance, and the closed-loop demo through the five nodes on the written configuration."""
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
@@ -85,6 +86,15 @@ def test_demo_with_a_wrong_robot_folder_is_one_line(tmp_path, capsys):
     assert main(["demo", "--scenario", "short", "--robot", str(tmp_path), "--output", str(tmp_path / "r")]) == 1
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "soles" in error
+
+
+@pytest.mark.parametrize("line, name", [("k_p: -2.0", "k_p"), ("cutoff_frequency: fast", "cutoff_frequency")])
+def test_a_bad_gain_or_cutoff_in_the_robot_file_is_one_line(tmp_path, capsys, line, name):
+    mahru = (Path(__file__).resolve().parents[1] / "config" / "robots" / "mahru.yaml").read_text()
+    (tmp_path / "robot.yaml").write_text(re.sub(rf"\n    {name}: [^\n]*", "", mahru) + f"    {line}\n")
+    assert main(["demo", "--scenario", "short", "--robot", str(tmp_path), "--output", str(tmp_path / "r")]) == 1
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and name in error
 
 
 def test_check_model_finds_the_feet_as_init_does(capsys):

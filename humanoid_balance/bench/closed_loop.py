@@ -16,6 +16,7 @@ import numpy as np
 from humanoid_balance.bench.session import current as current_session
 from humanoid_balance.control.balancer import Balancer, BalancerConfig, BalancerState, Foot
 from humanoid_balance.control.embedded_motion import J_BUSY, Section
+from humanoid_balance.control.zmp_com import ZmpComGains
 from humanoid_balance.estimation import ImuSample, RobotStateEstimator
 from humanoid_balance.estimation.contact_state import ContactEstimator
 from humanoid_balance.estimation.contact_wrench import CONTACT, UNKNOWN
@@ -82,7 +83,7 @@ class ClosedLoop:
             instead of position targets to stiff drives.
         reference: joint → starting value for the plant (see :class:`Simulation`).
         period: control period [s]; the plant steps its own timestep in between.
-        config: extra :class:`BalancerConfig` fields.
+        config: extra :class:`BalancerConfig` fields (``zmp_com`` defaults to the robot's k_p and k_c).
     """
 
     def __init__(self, robot, mode="kinematic", arms=False, impedance=False, reference=None, period=0.002,
@@ -102,6 +103,7 @@ class ClosedLoop:
                      for k, (name, sole) in enumerate(zip(robot.feet, robot.soles)))
         sections = [Section(limb, robot.limb_joints[limb], robot.limb_end_frames[limb], J_BUSY)
                     for limb in (robot.busy_limbs if arms else ())]
+        config.setdefault("zmp_com", ZmpComGains(np.full(2, robot.k_p), np.full(2, robot.k_c)))
         self.balancer = Balancer(self.robot, BalancerConfig(mode=mode, feet=feet, **config), sections)
         self.mapper = ActuatorMap(self.robot, impedance=(robot.impedance_stiffness, robot.impedance_damping)
                                   if impedance else None)

@@ -98,16 +98,16 @@ def overrides(rate, directory, mode="kinematic", lockstep=False):
 
 
 def ros_arguments(name, rate, directory, robot=ROBOT, mode="kinematic", lockstep=False):
-    """--ros-args of one process: the robot's configuration, the parameter files of config/ for the nodes it runs,
-    then the overrides."""
+    """--ros-args of one process: the parameter files of config/ for the nodes it runs, the robot's configuration
+    (its values over the defaults), then the overrides."""
     nodes = SUITE if name == "balance_stack" else (name,)
     path = Path(directory) / f"{name}.overrides.yaml"
     table = overrides(rate, directory, mode, lockstep)
     path.write_text(yaml.safe_dump({f"/**/{node}": {"ros__parameters": table[node]} for node in nodes}))
-    arguments = ["--params-file", str(robot_config_file(robot))]
+    arguments = []
     for node in nodes:
         arguments += ["--params-file", str(config_file(f"{node}.yaml"))]
-    return arguments + ["--params-file", str(path)]
+    return arguments + ["--params-file", str(robot_config_file(robot)), "--params-file", str(path)]
 
 
 @contextlib.contextmanager

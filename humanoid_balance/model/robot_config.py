@@ -21,6 +21,8 @@ only there, never in code. Units: SI (m, rad, N/m, N·m/rad).
                                    the mapper maps it onto the actuators (torque-controlled robots, momentum mode)
     cutoff_frequency               the contact estimate's wrench low-pass [Hz] (the contact_estimator's parameter;
                                    default 5, Kangaroo paper section VI-B)
+    k_p, k_c                       the balancer's ZMP and CoM gains [1/s] (Choi–Kim eq. 24; the centroidal_balancer's
+                                   parameters): a larger k_p lets the CoM move to hold the ZMP
 """
 import difflib
 from dataclasses import dataclass, field
@@ -37,6 +39,7 @@ __all__ = ["RobotConfig", "load_robot_config", "robot_config_parameters", "confi
 
 FILE_KEYS = ("urdf_file", "loops_file")
 DEFAULT_CUTOFF = 5.0  # wrench low-pass [Hz]
+DEFAULT_BALANCE_GAINS = {"k_p": 2.0, "k_c": 5.0}  # [1/s], tuned on kangaroo_like (config/centroidal_balancer.yaml)
 DEFAULT_GAINS = {"drive_stiffness": (2e5, 1e4), "drive_damping": (2e3, 100.0),
                  "impedance_stiffness": (2e4, 50.0), "impedance_damping": (200.0, 3.0)}
 
@@ -63,6 +66,8 @@ class RobotConfig:
     impedance_stiffness: tuple = DEFAULT_GAINS["impedance_stiffness"]
     impedance_damping: tuple = DEFAULT_GAINS["impedance_damping"]
     cutoff_frequency: float = DEFAULT_CUTOFF
+    k_p: float = DEFAULT_BALANCE_GAINS["k_p"]
+    k_c: float = DEFAULT_BALANCE_GAINS["k_c"]
 
     @property
     def loops(self):
@@ -92,6 +97,7 @@ def robot_config_parameters(config):
     for name in DEFAULT_GAINS:
         values[name] = [float(v) for v in getattr(config, name)]
     values["cutoff_frequency"] = float(config.cutoff_frequency)
+    values.update({name: float(getattr(config, name)) for name in DEFAULT_BALANCE_GAINS})
     return values
 
 
@@ -127,13 +133,17 @@ def config_from_parameters(value, source="parameters"):
     if len(stance_positions) != len(stance_joints):
         raise ModelFileError(source, "stance_positions", f"{len(stance_positions)} values for "
                              f"{len(stance_joints)} stance_joints")
-    try:
-        cutoff = float(value("cutoff_frequency", DEFAULT_CUTOFF))
-    except (TypeError, ValueError):
-        cutoff = float("nan")
-    if not cutoff > 0.0:
-        raise ModelFileError(source, "cutoff_frequency", f"{value('cutoff_frequency', None)!r}; give the wrench "
-                             "low-pass cutoff, a positive number of Hz")
+    def positive(name, default):
+        try:
+            number = float(value(name, default))
+        except (TypeError, ValueError):
+            number = float("nan")
+        if not number > 0.0:
+            raise ModelFileError(source, name, f"{value(name, None)!r}; give a positive number")
+        return number
+
+    cutoff = positive("cutoff_frequency", DEFAULT_CUTOFF)
+    gains = {name: positive(name, default) for name, default in DEFAULT_BALANCE_GAINS.items()}
     return RobotConfig(
         urdf_file=resolve_uri(value("urdf_file", "")), loops_file=resolve_uri(value("loops_file", "") or ""),
         feet=feet, soles=soles, sole_rectangles=rectangles,
@@ -144,7 +154,7 @@ def config_from_parameters(value, source="parameters"):
                     if value(f"{limb}_swing", ())},
         stance=dict(zip(stance_joints, stance_positions)),
         base_frame=str(value("base_frame", "")), imu_frame=str(value("imu_frame", "")),
-        cutoff_frequency=cutoff, **{name: pair(name) for name in DEFAULT_GAINS})
+        cutoff_frequency=cutoff, **gains, **{name: pair(name) for name in DEFAULT_GAINS})
 
 
 def load_robot_config(path):
