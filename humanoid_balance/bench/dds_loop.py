@@ -140,11 +140,12 @@ class LoopProbe:
         self.plant = []         # (arrival [ns], simulated time [s], base height [m], tick rate [Hz]) of its diagnostics
         self.reporting = set()  # processes' nodes that have published diagnostics
         self.warnings = {}      # node → (arrival [ns], its last non-OK diagnostics message)
-        self.pongs = []         # arrival of each pong [s, perf_counter]
+        self.pongs = []         # (ping number, arrival [s, perf_counter]) of each pong
         deep = QoSProfile(depth=1000, reliability=RELIABLE_QOS.reliability)  # never drop a message here
         self.node.create_subscription(JointState, "actuator_states", self.on_state, deep)
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, RELIABLE_QOS)
-        self.node.create_subscription(JointState, "pong", lambda _: self.pongs.append(time.perf_counter()), deep)
+        self.node.create_subscription(JointState, "pong",
+                                      lambda pong: self.pongs.append((pong.position[0], time.perf_counter())), deep)
         self.push_publisher = self.node.create_publisher(WrenchStamped, "sim/push", RELIABLE_QOS)
         self.push_body = push_body
         self.ping_publisher = self.node.create_publisher(JointState, "ping", RELIABLE_QOS)
@@ -191,15 +192,17 @@ class LoopProbe:
                 raise RuntimeError("the echo process did not come up")
             self.executor.spin_once(timeout_sec=0.05)
         times = []
-        for _ in range(count):
-            received = len(self.pongs)
-            sent = time.perf_counter()
-            self.ping_publisher.publish(message)
-            while len(self.pongs) == received:
-                self.executor.spin_once(timeout_sec=0.5)
-                if time.perf_counter() - sent > 5.0:
+        for number in range(count):  # numbered: a ping lost in discovery is sent again, a late pong not mistaken
+            message.position[0] = float(number)
+            first = time.perf_counter()
+            while not (self.pongs and self.pongs[-1][0] == number):
+                if time.perf_counter() - first > 5.0:
                     raise RuntimeError("the echo process stopped answering")
-            times.append(self.pongs[-1] - sent)
+                sent = time.perf_counter()
+                self.ping_publisher.publish(message)
+                while not (self.pongs and self.pongs[-1][0] == number) and time.perf_counter() - sent < 0.5:
+                    self.executor.spin_once(timeout_sec=0.1)
+            times.append(self.pongs[-1][1] - sent)
         return np.array(times[count // 10:])
 
     def close(self):
