@@ -28,12 +28,12 @@ def check_model(urdf, loops, samples=50, seed=0, feet=(), package_dirs=(), out=N
         return 1
     try:
         robot = load_robot(urdf, loops, floating_base=True)
-        flat = find_flat_feet(urdf, robot, feet, package_dirs, ClosedChain(robot)) if feet else None
+        chain = ClosedChain(robot)
+        flat = find_flat_feet(urdf, robot, feet, package_dirs, chain) if feet else None
         soles, legs = (flat.soles, flat.legs) if feet else ((), ())
     except ModelFileError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    chain = ClosedChain(robot)
     residual = np.linalg.norm(chain.residual(robot.reference_q))
     reference_condition = chain.condition_number(robot.reference_q)
     lower, upper = robot.position_limits(robot.actuated_names)

@@ -133,6 +133,7 @@ def config_from_parameters(value, source="parameters"):
     if len(stance_positions) != len(stance_joints):
         raise ModelFileError(source, "stance_positions", f"{len(stance_positions)} values for "
                              f"{len(stance_joints)} stance_joints")
+
     def positive(name, default):
         try:
             number = float(value(name, default))
