@@ -45,7 +45,8 @@ class Session(NodeSession):
         self.odom = self.probe.record(Odometry, "odom")
         self.time = 1000.0
 
-    def send(self, names, positions, velocities=None, stamp=None):
+    def send(self, names, positions, velocities=None, stamp=None, acceleration=(0.0, 0.0, 9.81)):
+        """joint_states, then an imu that is level and reads ``acceleration`` [m/s²] (None: not provided)."""
         message = JointState(name=list(names), position=[float(p) for p in positions])
         if velocities is not None:
             message.velocity = [float(v) for v in velocities]
@@ -56,6 +57,10 @@ class Session(NodeSession):
         imu = Imu()
         imu.header.stamp.sec, imu.header.stamp.nanosec = int(self.time), int((self.time % 1) * 1e9)
         imu.orientation.w = 1.0
+        if acceleration is None:
+            imu.linear_acceleration_covariance[0] = -1.0  # REP-145: not provided
+        else:
+            imu.linear_acceleration.x, imu.linear_acceleration.y, imu.linear_acceleration.z = acceleration
         self.imu.publish(imu)
 
     def stream(self, names, positions, count_more, timeout=30.0):
@@ -91,10 +96,11 @@ def test_publishes_passive_joints_of_the_closed_loops(tmp_path, kangaroo):
 
 
 def test_the_base_is_ballistic_while_contact_phases_say_aerial_and_lands_without_a_jump(tmp_path, kangaroo):
-    """Joint readings that never change, and contact/<foot>/state (the contact estimator's phases) going from
-    contact to aerial and back: in the air odom's height follows free fall, z(t) = z_0 − g t²/2 (the fitted
-    curvature is −g/2); back in contact the base is anchored where the estimate put it and stays there. Without the
-    phases the soles' kinematics, which do not change, would have held the base still throughout."""
+    """Joint readings that never change, an imu without linear_acceleration, and contact/<foot>/state (the contact
+    estimator's phases) going from contact to aerial and back: in the air odom's height follows free fall,
+    z(t) = z_0 − g t²/2 (the fitted curvature is −g/2); back in contact the base is anchored where the estimate put
+    it and stays there. Without the phases the soles' kinematics, which do not change, would have held the base
+    still throughout."""
     robot, truth = kangaroo
     session = Session(tmp_path / "offsets.yaml", robot)
     phases = [session.probe.publisher(Int8, f"contact/{foot}/state", sensor=False)
@@ -105,7 +111,7 @@ def test_the_base_is_ballistic_while_contact_phases_say_aerial_and_lands_without
     def tick():
         for publisher in phases:
             publisher.publish(Int8(data=phase[0]))
-        session.send(names, positions, np.zeros(len(names)))
+        session.send(names, positions, np.zeros(len(names)), acceleration=None)
 
     def heights(count):
         start = len(session.odom)
@@ -135,6 +141,32 @@ def test_the_base_is_ballistic_while_contact_phases_say_aerial_and_lands_without
         assert standing[-1, 1] - after[0] > 0.05
         assert session.probe.spin_until(lambda: (session.probe.diagnostic_values(DIAGNOSTIC) or {}).get(
             "contacts from") == "contact/<foot>/state", 5.0, on_tick=tick, period=0.005)
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
+
+
+def test_the_accelerometer_enters_the_base_estimate_with_its_time_constants(tmp_path, kangaroo):
+    """Feet that hold the base still and an accelerometer with a bias b along x: the kinematic-inertial estimate
+    (estimation/floating_base.py) settles at its steady state with the node's position_time_constant τ_p and
+    velocity_time_constant τ_v, sampled every dt (α = dt / τ): v* = b τ_v (1 − α_v) ahead in velocity and
+    p* = (v* + b dt / 2) τ_p (1 − α_p) in position; 1.8 mm and 0.04 m/s here."""
+    robot, truth = kangaroo
+    tau_p, tau_v, bias = 0.05, 0.2, 0.2
+    session = Session(tmp_path / "offsets.yaml", robot, ["-p", f"position_time_constant:={tau_p}",
+                                                         "-p", f"velocity_time_constant:={tau_v}"])
+    names, positions = robot.actuated_names, joint_readings(robot, truth, robot.actuated_names)
+    try:
+        session.stream(names, positions, 5)
+        start = session.odom[-1].pose.pose.position.x
+        biased = lambda: session.send(names, positions, np.zeros(len(names)), acceleration=(bias, 0.0, 9.81))  # noqa
+        assert session.probe.spin_until(lambda: len(session.odom) > 600, 60.0, period=0.005, on_tick=biased), \
+            session.stop()[2]
+        settled, dt = session.odom[-1], 0.005  # Session.send's stamps
+        velocity = bias * tau_v * (1.0 - dt / tau_v)
+        assert settled.twist.twist.linear.x == pytest.approx(velocity, rel=0.01)
+        assert settled.pose.pose.position.x - start == pytest.approx(
+            (velocity + bias * dt / 2) * tau_p * (1.0 - dt / tau_p), rel=0.01)
     finally:
         returncode, _, stderr = session.stop()
     assert returncode == 0, stderr

@@ -9,7 +9,20 @@ in contact the base position follows from it:
 
 with p_foot(θ), J_foot(θ) the foot position and linear Jacobian in the base frame. Several feet in
 contact give a weighted average (weights: normal forces when known, else equal). With no foot in
-contact (aerial phase) the base follows a ballistic trajectory. Units: m, m/s, rad/s.
+contact (aerial phase) the base follows a ballistic trajectory.
+
+With an accelerometer (rigidly on the base, at its origin, reading the specific force f, the mean over the sample
+period), the estimate is kinematic-inertial instead: each sample is predicted from the accelerometer,
+
+    v⁻ = v + (R f + g) dt,      p⁻ = p + (v + v⁻) dt / 2,
+
+and, while a foot carries the base, drawn towards the feet's kinematics with time constants τ_p and τ_v. A contact
+phase is known some samples late: until a lift-off is seen, the "anchored" feet already rise with the legs, and
+until a touchdown is seen the base already brakes. The accelerometer sees neither lag, and a kinematic velocity
+farther than ``kinematic_gate`` from the prediction (a foot that is lifting, rocking or slipping) is not taken;
+unless the feet have disagreed for ``gate_timeout``: then the prediction is what went wrong (an impact beyond the
+accelerometer's range), and the velocity starts over from the feet's.
+Units: m, m/s, m/s², rad/s, s.
 """
 from typing import NamedTuple
 
@@ -39,9 +52,14 @@ class FloatingBaseEstimator:
         imu_frame: frame of the IMU in the URDF (default: the root link).
         contact_height: without contact flags, a foot is in contact when its sole is within this height
             [m] of the lowest sole (flat ground).
+        position_time_constant, velocity_time_constant: τ_p, τ_v of the kinematic correction [s].
+        kinematic_gate: largest difference of the kinematic velocity from the inertial prediction that is taken,
+            per axis [m/s].
+        gate_timeout: anchored feet that disagree this long are taken anyway [s].
     """
 
-    def __init__(self, robot, feet, imu_frame=None, contact_height=0.01):
+    def __init__(self, robot, feet, imu_frame=None, contact_height=0.01, position_time_constant=0.1,
+                 velocity_time_constant=0.2, kinematic_gate=0.3, gate_timeout=0.1):
         if robot.floating_base:
             raise ValueError("FloatingBaseEstimator expects the fixed-base model (root link = base)")
         self.robot = robot
@@ -57,6 +75,12 @@ class FloatingBaseEstimator:
         self.anchors = np.zeros((len(self.feet), 3))          # their world positions [m]
         self.position = None
         self.velocity = np.zeros(3)
+        if not min(position_time_constant, velocity_time_constant, kinematic_gate) > 0.0:
+            raise ValueError(f"position_time_constant, velocity_time_constant and kinematic_gate must be > 0, got "
+                             f"{position_time_constant}, {velocity_time_constant}, {kinematic_gate}")
+        self.time_constants = (position_time_constant, velocity_time_constant)
+        self.kinematic_gate, self.gate_timeout = kinematic_gate, gate_timeout
+        self.disagreeing = 0.0  # how long the anchored feet's velocity has been out of the gate [s]
 
     def _feet_kinematics(self, q, v):
         """Sole positions in the base frame (feet, 3) and their velocities (feet, 3) [m, m/s]."""
@@ -75,12 +99,33 @@ class FloatingBaseEstimator:
         velocity = -w @ (feet_offset @ pin.skew(omega_world).T + feet_rate @ R.T)  # −ω × R p − R ṗ
         return position, velocity
 
-    def update(self, q, v, imu_quaternion_xyzw, imu_angular_velocity, dt, contacts=None, weights=None):
+    def _fuse(self, specific_force, R, dt, kinematics):
+        """The kinematic-inertial estimate (see the module): the accelerometer's prediction, drawn towards
+        ``kinematics`` (position, velocity of the anchored feet, or None) when it is close enough."""
+        velocity = self.velocity + (R @ (self.R_base_imu @ specific_force) + GRAVITY) * dt
+        position = self.position + (self.velocity + velocity) * (0.5 * dt)
+        if kinematics is None:
+            self.disagreeing = 0.0
+            return position, velocity
+        (kinematic_position, kinematic_velocity), (tau_p, tau_v) = kinematics, self.time_constants
+        if np.abs(kinematic_velocity - velocity).max() > self.kinematic_gate:
+            self.disagreeing += dt
+            if self.disagreeing <= self.gate_timeout:
+                return position, velocity
+            velocity = kinematic_velocity.copy()
+        self.disagreeing = 0.0
+        position += (kinematic_position - position) * min(dt / tau_p, 1.0)
+        velocity += (kinematic_velocity - velocity) * min(dt / tau_v, 1.0)
+        return position, velocity
+
+    def update(self, q, v, imu_quaternion_xyzw, imu_angular_velocity, dt, contacts=None, weights=None,
+               specific_force=None):
         """One estimate from the joint state (q, v), the IMU reading and dt [s].
 
         Args:
             contacts: optional booleans per foot; default is the lowest-sole heuristic.
             weights: optional positive weights per foot (e.g. normal forces [N]).
+            specific_force: the accelerometer's reading, IMU frame, mean over dt [m/s²]; None: kinematics only.
         """
         x, y, z, w = imu_quaternion_xyzw
         world_Q_imu = pin.Quaternion(w, x, y, z)
@@ -99,6 +144,9 @@ class FloatingBaseEstimator:
         w = np.ones(len(self.feet)) if weights is None else np.maximum(np.asarray(weights, float), 1e-9)
         if self.position is None:  # start with the lowest sole on the ground plane z = 0, under the origin
             self.position = np.array([0.0, 0.0, -feet_offset[:, 2].min()])
+        elif specific_force is not None:
+            kinematics = self._from_anchors(feet_offset, feet_rate, omega_world, R, w) if self.anchored.any() else None
+            self.position, self.velocity = self._fuse(specific_force, R, dt, kinematics)
         elif self.anchored.any():  # feet that stay in contact carry the base
             self.position, self.velocity = self._from_anchors(feet_offset, feet_rate, omega_world, R, w)
         else:  # aerial phase, or touchdown after it: ballistic prediction
@@ -108,6 +156,7 @@ class FloatingBaseEstimator:
         if touchdown.any():
             self.anchors[touchdown] = self.position + feet_offset[touchdown]  # anchored where the estimate puts
             self.anchored |= touchdown                                          # it: no jump
-            self.velocity = self._from_anchors(feet_offset, feet_rate, omega_world, R, w)[1]
+            if specific_force is None:
+                self.velocity = self._from_anchors(feet_offset, feet_rate, omega_world, R, w)[1]
         return BaseEstimate(self.position.copy(), world_Q_base.coeffs().copy(), R, self.velocity.copy(),
                             omega_base, tuple(name for name, anchored in zip(self.feet, self.anchored) if anchored))

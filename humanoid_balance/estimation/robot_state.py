@@ -5,7 +5,7 @@ Per joint-state sample: relative encoders + calibrated offsets → θ̄_a; the p
 The first sample, or one after a gap longer than ``max_dt``, re-closes the loops (Newton, continued from the last
 estimate or the reference when the actuators are far from it) instead of integrating across the gap.
 """
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -21,6 +21,7 @@ __all__ = ["RobotState", "RobotStateEstimator", "ImuSample"]
 class ImuSample(NamedTuple):
     quaternion_xyzw: np.ndarray   # orientation of the IMU frame in the world
     angular_velocity: np.ndarray  # IMU-frame angular rate [rad/s]
+    specific_force: Optional[np.ndarray] = None  # accelerometer, IMU frame, mean since the last sample [m/s²]
 
 
 LEVEL_IMU = ImuSample(np.array([0.0, 0.0, 0.0, 1.0]), np.zeros(3))
@@ -36,11 +37,13 @@ class RobotState(NamedTuple):
 class RobotStateEstimator:
     """Passive-state + floating-base estimation for a fixed-base :class:`RobotModel` (root link = base)."""
 
-    def __init__(self, robot, feet, imu_frame=None, alpha=1000.0, beta=1000.0, contact_height=0.01, max_dt=0.1):
+    def __init__(self, robot, feet, imu_frame=None, alpha=1000.0, beta=1000.0, contact_height=0.01, max_dt=0.1,
+                 **inertial):
+        """``inertial``: the kinematic-inertial base estimate's time constants and gate (FloatingBaseEstimator)."""
         self.robot = robot
         self.chain = ClosedChain(robot)
         self.passive = PassiveStateEstimator(self.chain, alpha=alpha, beta=beta)
-        self.base = FloatingBaseEstimator(robot, feet, imu_frame=imu_frame, contact_height=contact_height)
+        self.base = FloatingBaseEstimator(robot, feet, imu_frame=imu_frame, contact_height=contact_height, **inertial)
         self.offsets = np.zeros(len(robot.actuated_names))
         self.max_dt = max_dt
         self.last_time = None
@@ -67,7 +70,8 @@ class RobotStateEstimator:
             estimate = self.passive.update(theta_a, theta_a_dot, dt)
             state = estimate.q, estimate.v, estimate.residual_norm
         q, v, residual = state
-        base = self.base.update(q, v, imu.quaternion_xyzw, imu.angular_velocity, dt, contacts)
+        base = self.base.update(q, v, imu.quaternion_xyzw, imu.angular_velocity, dt, contacts,
+                                specific_force=imu.specific_force)
         return RobotState(q.copy(), v.copy(), base, residual)
 
     def calibrate(self, theta_a_raw, measured_passive, tolerance=1e-10, max_iterations=20):

@@ -12,6 +12,9 @@
 The base is carried by the feet in contact: those of contact/<foot>/state while every foot's phase is known and
 younger than contact_timeout, else the soles within contact_height of the lowest one. With every foot in the air the
 base is ballistic; a foot that touches down is anchored where the estimate puts it, so the estimate does not jump.
+With the imu's linear_acceleration, the base is predicted from the accelerometer and drawn towards the feet's
+kinematics (position_time_constant, velocity_time_constant; a kinematic velocity more than kinematic_gate from the
+prediction is not taken): contact phases are known late, the accelerometer is not (estimation/floating_base.py).
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
 not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
 """
@@ -64,6 +67,11 @@ class StateEstimatorNode(Node):
             "calibration_max_iterations", 20, describe("Newton iterations allowed to calibration (eqs. 41–42)")).value
         self.residual_warn = self.declare_parameter(
             "residual_warn", 1e-4, describe("loop residual above which diagnostics warn [m, rad]")).value
+        inertial = {name: self.declare_parameter(name, default, gain(text)).value for name, default, text in (
+            ("position_time_constant", 0.1, "the base position's pull towards the feet's kinematics [s]"),
+            ("velocity_time_constant", 0.2, "the base velocity's pull towards the feet's kinematics [s]"),
+            ("kinematic_gate", 0.3, "a kinematic base velocity farther than this from the accelerometer's "
+                                    "prediction is not taken [m/s]"))}
 
         publish_tf = self.declare_parameter("publish_tf", True,
                                             describe("broadcast odom → base_link on TF (needs tf2_ros)", True)).value
@@ -75,7 +83,7 @@ class StateEstimatorNode(Node):
         check_robot_config(config, self.robot, "state_estimator parameters")
         self.base_frame = config.base_frame or self.robot.root_link
         self.core = RobotStateEstimator(self.robot, config.soles, imu_frame=config.imu_frame or None, alpha=alpha,
-                                        beta=beta, contact_height=contact_height)
+                                        beta=beta, contact_height=contact_height, **inertial)
         self.offsets_problem = None  # why offsets_file could not be used, while it cannot
         self.load_offsets()
 
@@ -120,8 +128,7 @@ class StateEstimatorNode(Node):
 
     def on_imu(self, message):
         self.guard.check_stamp("imu", message.header.stamp)
-        quaternion, angular_velocity, _ = imu_reading(message)
-        self.imu = ImuSample(quaternion, angular_velocity)
+        self.imu = ImuSample(*imu_reading(message))
 
     def on_contact_state(self, foot, message):
         self.phases[foot].set(contact_phase(message, f"contact/{foot}/state"))
