@@ -14,7 +14,11 @@
   Jᵀ K_q J and Jᵀ D_q J with J = P J_m (:mod:`~humanoid_balance.mapping.joint_impedance`), from the same
   factorisation, bounded per actuator;
 - limits: actuator stroke, velocity and force limits clamp the result (counted); near a singularity,
-  cond(P J_m) above ``max_condition``, the map refuses and the caller keeps its last safe command.
+  cond(P J_m) above ``max_condition``, the map refuses and the caller keeps its last safe command;
+- compliance compensation, for position drives of known stiffness K and damping D (a position loop
+  τ = K (θ_c − θ) − D θ̇): the position command is advanced by the drive's deflection under the command's effort
+  and velocity, θ_c = θ_a + (τ_a + D θ̇_a) / K, so that the loaded, moving actuator is where the command wants it
+  and carries its effort (a dynamic motion, such as a jump, otherwise lags by that deflection).
 Directly driven outputs (an actuated joint that is its own output) pass through unchanged.
 Units: m, rad, s, N, N·m.
 """
@@ -48,10 +52,11 @@ class ActuatorMap:
     """Eqs. 22–23 and the position closure for one robot; keeps the last solution as warm start."""
 
     def __init__(self, robot, max_condition=200.0, efforts_as_motor_torques=False, tolerance=1e-12, max_iterations=20,
-                 prediction_tolerance=1e-6, impedance=None, max_gains=(np.inf, np.inf)):
+                 prediction_tolerance=1e-6, impedance=None, max_gains=(np.inf, np.inf), drive_compliance=None):
         """``impedance``: the outputs' (stiffness, damping) [N/m, N·m/rad; per second], each (n_out,) or a
         [prismatic, revolute] pair; ``max_gains``: the actuators' largest (stiffness, damping), each a scalar,
-        (n_a,) or a [prismatic, revolute] pair."""
+        (n_a,) or a [prismatic, revolute] pair; ``drive_compliance``: the position drives' (stiffness, damping),
+        each (n_a,) or a [prismatic, revolute] pair, to compensate their deflection (None: no compensation)."""
         self.robot = robot
         self.chain = ClosedChain(robot)
         self.max_condition = max_condition
@@ -78,6 +83,13 @@ class ActuatorMap:
         self.jacobian = None       # J = P J_m of the last update with impedance (n_out, n_a)
         if impedance is not None:
             self.set_impedance(*impedance)
+        self.drive_compliance = None  # (1/K, D/K) of the position drives, (n_a,) each
+        if drive_compliance is not None:
+            stiffness, damping = (robot.per_kind(robot.actuated_names, values) for values in drive_compliance)
+            if not (np.all(stiffness > 0.0) and np.all(np.isfinite(stiffness)) and np.all(damping >= 0.0)):
+                raise ValueError(f"drive stiffness must be > 0 and damping ≥ 0, got {stiffness.tolist()}, "
+                                 f"{damping.tolist()}")
+            self.drive_compliance = (1.0 / stiffness, damping / stiffness)
 
     def set_impedance(self, stiffness, damping):
         """The outputs' joint impedance: (n_out,) arrays or [prismatic, revolute] pairs [N/m, N·m/rad; N·s/m,
@@ -164,5 +176,8 @@ class ActuatorMap:
             clamped = tuple(f"{self.robot.actuated_names[i]} {label}" for label, row in zip(LIMITED, outside)
                             for i in np.flatnonzero(row))
             np.clip(command, lower, upper, out=command)
+        if self.drive_compliance is not None:
+            compliance, damping = self.drive_compliance
+            command[0] = np.clip(command[0] + compliance * command[2] + damping * command[1], lower[0], upper[0])
         gains = (command[3], command[4]) if self.output_gains is not None else (None, None)
         return ActuatorCommand(command[0], command[1], command[2] * self.torque_per_force, clamped, condition, *gains)

@@ -10,7 +10,9 @@
 
 Joint impedance: the outputs' stiffness and damping (`impedance_stiffness`, `impedance_damping`, per output kind,
 changeable at run time) become per-actuator gains through the loops (mapping/joint_impedance.py), bounded by
-`max_stiffness` and `max_damping` per actuator kind. Near a singularity (cond(P·J_m) > max_condition) or when the
+`max_stiffness` and `max_damping` per actuator kind. Position drives of the robot's `drive_stiffness` and
+`drive_damping`: with `compliance_compensation` the position command is advanced by the drives' deflection under
+the command's effort and velocity (mapping/actuator_map.py), which a dynamic motion such as the VIIP jump needs. Near a singularity (cond(P·J_m) > max_condition) or when the
 outputs cannot be realised, the last safe command is held and reported; limits clamp and are counted. No
 balance/joint_command for `command_timeout`: the last safe posture is held with zero velocity and zero
 feed-forward effort, never a stale torque.
@@ -53,6 +55,9 @@ class LoopClosureMapperNode(LifecycleNode):
         self.declare_parameter("efforts_as_motor_torques", False,
                                describe("ball-screw efforts as motor torques [N·m] (eq. 47) instead of forces [N]",
                                         True))
+        self.declare_parameter("compliance_compensation", False, describe(
+            "advance position commands by the drives' deflection (τ + D θ̇) / K, K and D the robot's drive_stiffness "
+            "and drive_damping (position interface only)", True))
         self.declare_parameter("autostart", True, describe("configure and activate at start-up", True))
         self.core = None
         self.configuration_error = None  # why the last configuration was refused
@@ -63,11 +68,15 @@ class LoopClosureMapperNode(LifecycleNode):
         value = lambda name: self.get_parameter(name).value  # noqa: E731
         try:
             self.robot = load_robot(self.robot_config.urdf_file, self.robot_config.loops)
-            self.interface = checked_interface(value("command_interface"), value("efforts_as_motor_torques"))
+            compensation = value("compliance_compensation")
+            self.interface = checked_interface(value("command_interface"), value("efforts_as_motor_torques"),
+                                               compensation)
             self.core = ActuatorMap(self.robot, max_condition=value("max_condition"),
                                     efforts_as_motor_torques=value("efforts_as_motor_torques"),
                                     impedance=(value("impedance_stiffness"), value("impedance_damping")),
-                                    max_gains=(value("max_stiffness"), value("max_damping")))
+                                    max_gains=(value("max_stiffness"), value("max_damping")),
+                                    drive_compliance=(value("drive_stiffness"), value("drive_damping"))
+                                    if compensation else None)
         except (ModelError, ValueError) as error:
             self.configuration_error = str(error)
             self.get_logger().error(f"configuration refused: {error}")
@@ -108,7 +117,8 @@ class LoopClosureMapperNode(LifecycleNode):
         current = lambda name: values.get(name, self.get_parameter(name).value)  # noqa: E731
         try:
             if "command_interface" in values:
-                interface = checked_interface(values["command_interface"], current("efforts_as_motor_torques"))
+                interface = checked_interface(values["command_interface"], current("efforts_as_motor_torques"),
+                                              current("compliance_compensation"))
             for name in GAIN_PARAMETERS:
                 if name in values and (len(values[name]) != 2 or not all(np.isfinite(values[name]))
                                        or min(values[name]) < 0.0):
@@ -204,13 +214,16 @@ class LoopClosureMapperNode(LifecycleNode):
             self.diagnostics.publish("OK", "mapping", values)
 
 
-def checked_interface(interface, efforts_as_motor_torques):
+def checked_interface(interface, efforts_as_motor_torques, compliance_compensation=False):
     """The command interface, or ValueError naming the parameter and the choices."""
     if interface not in INTERFACES:
         raise ValueError(f"parameter command_interface: '{interface}' is not one of {', '.join(INTERFACES)}")
     if interface == "impedance" and efforts_as_motor_torques:
         raise ValueError("parameter command_interface: impedance gains are in actuator units (N/m for ball screws); "
                          "it cannot be combined with efforts_as_motor_torques")
+    if compliance_compensation and interface != "position":
+        raise ValueError(f"parameter compliance_compensation: it advances position targets of stiff drives, so it "
+                         f"needs command_interface position, not '{interface}'")
     return interface
 
 
