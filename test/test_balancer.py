@@ -132,3 +132,57 @@ def test_c_busy_hand_reaches_its_target_pose_while_the_com_stays(kangaroo):
     pin.framesForwardKinematics(robot.model, data, q)
     assert np.linalg.norm(data.oMf[robot.frame_id("left_hand")].translation - target.translation) < 2e-3
     np.testing.assert_allclose(com_of(robot, q)[:2], com_reference[:2], atol=2e-3)
+
+
+def whole_body_velocity(robot, chain, q, outputs, sole="left_sole", sole_twist=np.zeros(6)):
+    """ν = T [ν_b; q̇_o] of commanded output rates, the base found from one sole's commanded twist (world-aligned)
+    with pinocchio's frame Jacobian, and T the loops' output map."""
+    T = chain.output_velocity_map(q)
+    data = robot.model.createData()
+    pin.computeJointJacobians(robot.model, data, q)
+    pin.updateFramePlacements(robot.model, data)
+    J = pin.getFrameJacobian(robot.model, data, robot.frame_id(sole), pin.LOCAL_WORLD_ALIGNED) @ T
+    base = np.linalg.solve(J[:, :6], sole_twist - J[:, 6:] @ outputs)
+    return T @ np.r_[base, outputs], data
+
+
+@pytest.mark.parametrize("phase", ["liftoff", "standing"])
+def test_viip_lift_off_pushes_without_turning_the_whole_body(kangaroo, phase):
+    """Resolved momentum control during lift-off: the COG rising at 0.3 m/s with both feet on the floor and zero
+    centroidal angular momentum (pinocchio's centroidal momentum of the whole-body velocity). Standing, the trunk
+    is held upright instead, and legs extending under an upright trunk do turn the body."""
+    robot, chain, q = kangaroo
+    balancer = Balancer(robot, BalancerConfig(mode="viip", feet=FEET, sole_level_gain=0.0))  # (this crouch
+    state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), com_of(robot, q))  # tilts them)
+    balancer.update(state, 0.002)
+    balancer.schedule.name, balancer.srv = phase, np.array([0.0, 0.0, 0.3])  # mid-push
+    nu, data = whole_body_velocity(robot, chain, q, balancer.update(state, 0.002).velocity)
+    momentum = pin.computeCentroidalMomentum(robot.model, data, q, nu)
+    assert momentum.linear[2] / robot.total_mass == pytest.approx(balancer.srv[2], rel=1e-6)
+    angular = np.linalg.norm(momentum.angular)
+    assert angular < 1e-8 if phase == "liftoff" else angular > 0.5
+
+
+def test_viip_turns_tilted_soles_flat_onto_the_floor(kangaroo):
+    """A robot standing pitched 3° forward and rolled 2°, its soles with it: each sole in contact is commanded to
+    turn back at sole_level_gain times its tilt (roll and pitch, world axes) without sliding; the left sole's twist
+    gives the base, the right sole's is checked with pinocchio's Jacobian."""
+    robot, chain, q = kangaroo
+    q = q.copy()
+    tilt = pin.rpy.rpyToMatrix(np.radians(2), np.radians(3), 0.0)
+    q[3:7] = pin.Quaternion(tilt).coeffs()
+    balancer = Balancer(robot, BalancerConfig(mode="viip", feet=FEET, sole_level_gain=10.0))
+    state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), com_of(robot, q))
+    outputs = balancer.update(state, 0.002).velocity
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, q)
+    twists = []
+    for sole in ("left_sole", "right_sole"):
+        R = data.oMf[robot.frame_id(sole)].rotation
+        twist = np.zeros(6)
+        twist[3:5] = -10.0 * (R @ pin.log3(R))[:2]
+        twists.append(twist)
+    assert np.linalg.norm(twists[0][3:]) > 0.5  # 10/s × 3.6°
+    nu, data = whole_body_velocity(robot, chain, q, outputs, "left_sole", twists[0])
+    J_right = pin.getFrameJacobian(robot.model, data, robot.frame_id("right_sole"), pin.LOCAL_WORLD_ALIGNED)
+    np.testing.assert_allclose(J_right @ nu, twists[1], atol=1e-8)

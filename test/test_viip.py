@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from humanoid_balance.control.viip import (GRAVITY, Constraint, Impedance, cog_reference_acceleration,
-                                           liftoff_impedance, resolve_srv, standing_impedance, touchdown_impedance,
-                                           vertical_force)
+from humanoid_balance.control.viip import (GRAVITY, Constraint, Impedance, JumpSchedule,
+                                           cog_reference_acceleration, liftoff_impedance, regulated_zmp, resolve_srv,
+                                           standing_impedance, touchdown_impedance, vertical_force)
 
 MASS = 40.0
 
@@ -78,6 +78,43 @@ def test_cog_acceleration_places_the_zmp():
     x_zmp = cog[0] - (cog[2] - zmp_ref[2]) * MASS * accel[0] / m_total
     y_zmp = cog[1] - (cog[2] - zmp_ref[2]) * MASS * accel[1] / m_total
     np.testing.assert_allclose([x_zmp, y_zmp], zmp_ref[:2], atol=1e-12)
+
+
+def test_regulated_zmp_returns_the_cog_critically_damped_within_the_support():
+    """ZMP manipulation: through eqs. 16–19 the regulated ZMP gives ẍ_G = −ω_c² (x_G − x_d) − 2 ω_c ẋ_G; a point
+    mass integrated under it comes back to x_d without overshoot (critical damping), and a ZMP the floor cannot
+    carry is held at the support's edge, less the margin."""
+    frequency, f_z, support = 4.0, MASS * GRAVITY, (np.array([-0.1, -0.15]), np.array([0.2, 0.15]))
+    # (x_G − x_d)(t) = (x₀ + (v₀ + ω_c x₀) t) e^(−ω_c t), the critically damped solution
+    cog, velocity, reference = np.array([0.03, -0.02, 0.7]), np.array([0.05, 0.04, 0.0]), np.array([0.0, 0.01])
+    acceleration = cog_reference_acceleration(MASS, cog, regulated_zmp(MASS, cog, velocity, reference, f_z, 0.0,
+                                                                       frequency, support), f_z)
+    np.testing.assert_allclose(acceleration[:2], -frequency ** 2 * (cog[:2] - reference)
+                               - 2 * frequency * velocity[:2], atol=1e-12)
+    x, x_dot, dt, path = cog.copy(), velocity.copy(), 1e-4, []
+    for _ in range(30000):
+        zmp = regulated_zmp(MASS, x, x_dot, reference, f_z, 0.0, frequency, support)
+        x_dot[:2] += dt * cog_reference_acceleration(MASS, x, zmp, f_z)[:2]
+        x[:2] += dt * x_dot[:2]
+        path.append(x[:2] - reference)
+    t = dt * np.arange(1, len(path) + 1)[:, None]
+    x0, v0 = cog[:2] - reference, velocity[:2]
+    np.testing.assert_allclose(path, (x0 + (v0 + frequency * x0) * t) * np.exp(-frequency * t), atol=2e-5)
+    far = regulated_zmp(MASS, np.array([0.5, 0.0, 0.7]), np.zeros(3), reference, f_z, 0.0, frequency, support)
+    assert far[0] == pytest.approx(0.19)  # wants x_Z > 0.5: held at 0.2 − 0.01
+
+
+def test_liftoff_spring_stores_the_jump_energy_for_the_depth_the_stoop_reached():
+    """Eqs. 10–11 for the depth d the stoop settled at, not the planned z_d: ½ K_P d² = g z_H, so the apex does
+    not depend on how far short of z_d the stoop stopped."""
+    z_0, z_H, z_d = 0.75, 0.05, 0.05
+    schedule = JumpSchedule(standing_impedance(12.0, 1.0), jump_height=z_H, stoop_depth=z_d)
+    schedule.update(True, z_0, 0.0)
+    schedule.jump()
+    reached = z_0 - 0.046  # within the 10 % the stoop accepts
+    phase = schedule.update(True, reached, 0.0)
+    assert phase.name == "liftoff"
+    assert 0.5 * phase.impedance.K_P * (z_0 - reached) ** 2 == pytest.approx(GRAVITY * z_H)
 
 
 def test_srv_resolution_is_the_weighted_least_norm_solution():
@@ -161,3 +198,40 @@ def test_jump_schedule_leaves_the_ground_at_z0_while_the_contact_reading_lags():
     assert phases[:4] == ["stoop", "liftoff", "aerial", "touchdown"]
     assert aerial_start == pytest.approx(z_0, abs=2e-3)  # left at z_0, not when the lagging reading said so
     assert apex - z_0 == pytest.approx(z_H, rel=0.10)
+
+
+def test_the_touchdown_begins_a_clearance_above_the_floor_when_the_contact_reading_lags():
+    """The point mass of the jump tests, its 'sole' a leg of rest length z_0 below it, the contact reading 20 ms
+    late. Given the sole's height the touchdown spring (eq. 12) starts when the sole comes within the clearance of
+    the floor it left, so the landing stops within z_d of the real touchdown; from the lagging reading alone it
+    starts 20 ms of fall too late and sinks deeper than z_d."""
+    from collections import deque
+
+    z_0, z_H, z_d, dt, lag, clearance = 0.75, 0.05, 0.05, 1e-4, 0.02, 0.001
+
+    def landing(with_sole_height):
+        schedule = JumpSchedule(standing_impedance(12.0, 1.0), jump_height=z_H, stoop_depth=z_d,
+                                touchdown_clearance=clearance)
+        z, z_dot = z_0, 0.0
+        readings = deque([True] * int(lag / dt))
+        schedule.update(True, z, z_dot, z - z_0)
+        schedule.jump()
+        touched, lowest = None, np.inf
+        for _ in range(int(2.0 / dt)):
+            in_contact = z <= z_0 + 1e-9
+            readings.append(in_contact)
+            phase = schedule.update(readings.popleft(), z, z_dot, z - z_0 if with_sole_height else None)
+            f_z = vertical_force(MASS, phase.impedance, phase.z_ref, z, 0.0, z_dot,
+                                 in_contact and phase.name != "aerial", f_min=0.0)
+            z_dot += dt * (f_z / MASS - GRAVITY)
+            z += dt * z_dot
+            if schedule.airborne and in_contact and touched is None:
+                touched = z
+            if touched is not None and phase.name in ("touchdown", "standing"):
+                lowest = min(lowest, z)
+                if phase.name == "standing":
+                    break
+        return touched - lowest
+
+    assert landing(with_sole_height=True) <= z_d * 1.02
+    assert landing(with_sole_height=False) > z_d * 1.2

@@ -81,13 +81,15 @@ class ClosedLoop:
         impedance: send position, velocity, effort and the gains the mapper derives from the configuration's
             output impedance through the plant's joint impedance (momentum mode on a torque-controlled robot)
             instead of position targets to stiff drives.
+        compliance_compensation: the mapper advances the position targets by the drives' deflection under the
+            command's efforts (the configuration's drive gains); default: in viip mode, whose jump is dynamic.
         reference: joint → starting value for the plant (see :class:`Simulation`).
         period: control period [s]; the plant steps its own timestep in between.
         config: extra :class:`BalancerConfig` fields (``zmp_com`` defaults to the robot's k_p and k_c).
     """
 
-    def __init__(self, robot, mode="kinematic", arms=False, impedance=False, reference=None, period=0.002,
-                 **config):
+    def __init__(self, robot, mode="kinematic", arms=False, impedance=False, compliance_compensation=None,
+                 reference=None, period=0.002, **config):
         self.config = robot
         self.sim = Simulation.from_config(robot, reference=reference or {})
         self.robot = load_robot(robot.urdf_file, robot.loops, floating_base=True)
@@ -105,8 +107,12 @@ class ClosedLoop:
                     for limb in (robot.busy_limbs if arms else ())]
         config.setdefault("zmp_com", ZmpComGains(np.full(2, robot.k_p), np.full(2, robot.k_c)))
         self.balancer = Balancer(self.robot, BalancerConfig(mode=mode, feet=feet, **config), sections)
+        if compliance_compensation is None:
+            compliance_compensation = mode == "viip"
         self.mapper = ActuatorMap(self.robot, impedance=(robot.impedance_stiffness, robot.impedance_damping)
-                                  if impedance else None)
+                                  if impedance else None,
+                                  drive_compliance=(robot.drive_stiffness, robot.drive_damping)
+                                  if compliance_compensation else None)
         self.impedance = impedance
         self.period = period
         self.steps = max(1, round(period / self.sim.model.opt.timestep))
@@ -143,7 +149,8 @@ class ClosedLoop:
         sim.step(self.steps)
         position, velocity, effort = sim.joint_states(self.actuated)
         quaternion, gyro, accelerometer = sim.imu()
-        state = self.estimator.update(position, velocity, sim.time, ImuSample(quaternion, gyro), self.contacts)
+        state = self.estimator.update(position, velocity, sim.time, ImuSample(quaternion, gyro, accelerometer),
+                                      self.contacts)
         base = state.base
         q = np.r_[base.position, base.quaternion_xyzw, state.q]
         v = np.r_[base.rotation.T @ base.linear_velocity, base.angular_velocity, state.v]

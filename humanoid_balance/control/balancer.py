@@ -7,10 +7,16 @@
 - ``viip`` (Sugihara–Nakamura): vertical force reference with the phase's impedance (eqs. 8–15) and the ZMP
   reference give the COG acceleration (eqs. 16–19), integrated into the strict referential velocity and
   resolved with the feet, attitude and posture constraints by weighted least norm (eq. 23); the COG rows
-  are dropped in the aerial phase.
-In the kinematic and viip modes the efforts are the quasi-static torques that hold the current wrench
-distribution (the gravity compensation, Kangaroo eq. 44 in output coordinates); in momentum mode they are
-Garofalo's τ. Position, velocity and effort are clamped to the URDF limits before leaving.
+  are dropped in the aerial phase. The ZMP reference brings the COG back over the middle of the support
+  (:func:`~humanoid_balance.control.viip.regulated_zmp`); the soles in contact are turned flat onto the floor,
+  so that a foot that lands on its heel or toe does not stay rocked; during lift-off the base attitude gives way
+  to zero centroidal angular momentum (Kajita et al.'s resolved momentum control): legs that extend with the
+  trunk held upright turn the whole body, which the ground can then only stop by tipping the soles, and which
+  the flight could not undo.
+In the kinematic mode the efforts are the quasi-static torques that hold the current wrench distribution (the
+gravity compensation, Kangaroo eq. 44 in output coordinates); in viip mode, those of the wrench the VIIP asks for,
+m (ref p̈_G + g) (eqs. 8, 16–19), the push of the lift-off and the braking of the landing included; in momentum
+mode they are Garofalo's τ. Position, velocity and effort are clamped to the URDF limits before leaving.
 Everything works on the serial-equivalent outputs q (robot.output_names); a closed-chain robot is projected
 onto them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
 """
@@ -24,8 +30,8 @@ from scipy.spatial import ConvexHull
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
 from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
                                                        desired_com_wrench, joint_torques)
-from humanoid_balance.control.viip import (Constraint, JumpSchedule, cog_reference_acceleration, resolve_srv,
-                                           standing_impedance, vertical_force)
+from humanoid_balance.control.viip import (GRAVITY, Constraint, JumpSchedule, cog_reference_acceleration,
+                                           regulated_zmp, resolve_srv, standing_impedance, vertical_force)
 from humanoid_balance.control.zmp_com import ZmpComGains, balancing_input, check_gains
 from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
@@ -63,6 +69,9 @@ class BalancerConfig:
     posture_gain: float = 2.0          # [1/s] joints not in a leg return to their reference posture
     jump_height: float = 0.05          # planned apex above the lift-off COG height z_H [m] (viip)
     stoop_depth: float = 0.05          # stoop before lift-off and landing depth z_d [m] (viip)
+    cog_frequency: float = 4.0         # horizontal COG regulation ω_c, critically damped [rad/s] (viip)
+    sole_level_gain: float = 10.0      # [1/s] soles in contact turned flat onto the floor (viip)
+    touchdown_clearance: float = 0.005  # the touchdown begins when a sole comes this close to the floor [m] (viip)
     pose_gain: float = 5.0             # [1/s] C-busy limbs converge to their target poses
 
 
@@ -119,7 +128,8 @@ class Balancer:
         self.srv = None           # the strict referential velocity of the COG (viip) [m/s]
         self.cog_height = None    # the COG height it commands during lift-off [m]
         self.schedule = JumpSchedule(standing_impedance(config.viip_frequency, config.viip_damping),
-                                     config.jump_height, config.stoop_depth)
+                                     config.jump_height, config.stoop_depth,
+                                     touchdown_clearance=config.touchdown_clearance)
         self.clamped = 0
         self.support = ((), [])  # active feet and sole placements of the last update, for zmp_margin
 
@@ -159,20 +169,22 @@ class Balancer:
                                      config.momentum)
         else:
             momentum = np.zeros(6)
-            w_d = np.r_[0.0, 0.0, self.mass * 9.81, 0.0, 0.0, 0.0]
+            w_d = np.r_[0.0, 0.0, self.mass * GRAVITY, 0.0, 0.0, 0.0]
+        if config.mode == "viip":  # first: its wrench is the one the VIIP asks for
+            velocity, w_d[:3] = self._viip_rates(state, com, R_base, active, dt)
         distribution = self.distribution.solve(G, w_d, active, self.mass)
         if config.mode == "momentum":
             effort = self._output_torques(state.q, distribution.wrenches, active)
         else:
             effort = self._static_torques(state.q, distribution.wrenches, active)
 
-        velocity = np.zeros(len(robot.output_names))
         if active:
             self._choose_support(active)
-        if config.mode == "kinematic" and active:
-            velocity = self._kinematic_rates(state, com, R_base)
-        elif config.mode == "viip":
-            velocity = self._viip_rates(state, com, R_base, active, dt)
+        if config.mode == "kinematic":
+            velocity = (self._kinematic_rates(state, com, R_base) if active else
+                        np.zeros(len(robot.output_names)))
+        elif config.mode == "momentum":
+            velocity = np.zeros(len(robot.output_names))
         command = np.array([self.position_command + dt * velocity, velocity, effort])
         lower, upper = self.limits
         outside = (command < lower) | (command > upper)
@@ -222,10 +234,12 @@ class Balancer:
         return resolution.output_velocity[6:]
 
     def _viip_rates(self, state, com, R_base, active, dt):
+        """Output rates of the SRV's resolution (eqs. 20–24) and the COG force it asks for, m (ref p̈_G + g) [N]."""
         config, robot, kinematics = self.config, self.robot, self.kinematics
         T = kinematics.T
         com_velocity = kinematics.J_com @ state.v
-        phase = self.schedule.update(bool(active), com[2], com_velocity[2])
+        soles = [kinematics.data.oMf[i] for i in self.sole_ids]
+        phase = self.schedule.update(bool(active), com[2], com_velocity[2], min(M.translation[2] for M in soles))
         z_ref = state.com_reference[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
         if phase.name == "aerial":  # the COG is not controllable: the legs hold, the SRV follows the estimate
             active, self.srv = (), com_velocity.copy()
@@ -239,20 +253,30 @@ class Balancer:
         # that reads the lagging height releases more than the energy of eqs. 10–11
         f_z = vertical_force(self.mass, phase.impedance, z_ref, self.cog_height, 0.0, self.srv[2], bool(active),
                              config.f_min)
-        zmp_ref = np.r_[state.com_reference[:2], 0.0 if state.zmp is None else state.zmp[2]]
-        if active:  # eqs. 16–19 integrated into the strict referential velocity
-            self.cog_height += dt * self.srv[2]
-            self.srv = self.srv + dt * cog_reference_acceleration(self.mass, com, zmp_ref, f_z)
+        acceleration = np.array([0.0, 0.0, -GRAVITY])
         constraints = []
-        if active:
+        if active:  # eqs. 16–19 integrated into the strict referential velocity
+            ground = np.mean([soles[i].translation[2] for i in active])  # the floor under the feet on it
+            support = self._support_box(active)
+            zmp_ref = regulated_zmp(self.mass, com, self.srv, (support[0] + support[1]) / 2, f_z, ground,
+                                    config.cog_frequency, support)
+            acceleration = cog_reference_acceleration(self.mass, com, zmp_ref, f_z)
+            self.cog_height += dt * self.srv[2]
+            self.srv = self.srv + dt * acceleration
             constraints.append(Constraint("cog", kinematics.J_com @ T, self.srv))
-        for i, foot in enumerate(config.feet):
-            if i in active:
-                constraints.append(Constraint(f"{foot.name} fixed", kinematics.frame_jacobian(self.sole_ids[i]),
-                                              np.zeros(6)))
-        attitude = np.zeros((3, T.shape[1]))
-        attitude[:, 3:6] = R_base
-        constraints.append(Constraint("attitude", attitude, -config.attitude_gain * (R_base @ pin.log3(R_base))))
+        for i, (foot, sole) in enumerate(zip(config.feet, soles)):
+            if i in active:  # held on the floor, turned flat onto it (roll and pitch; the heading stays)
+                level = np.zeros(6)
+                level[3:5] = -config.sole_level_gain * (sole.rotation @ pin.log3(sole.rotation))[:2]
+                constraints.append(Constraint(f"{foot.name} on the floor", kinematics.frame_jacobian(self.sole_ids[i]),
+                                              level))
+        if phase.name == "liftoff" and active:
+            A = pin.computeCentroidalMap(self.model, self.centroidal.data, state.q)
+            constraints.append(Constraint("angular momentum", A[3:] @ T, np.zeros(3)))
+        else:
+            attitude = np.zeros((3, T.shape[1]))
+            attitude[:, 3:6] = R_base
+            constraints.append(Constraint("attitude", attitude, -config.attitude_gain * (R_base @ pin.log3(R_base))))
         legs = {robot.output_names.index(j) for foot in config.feet for j in foot.joints}
         others = [k for k in range(len(robot.output_names)) if k not in legs]
         if others:
@@ -262,9 +286,15 @@ class Balancer:
             constraints.append(Constraint("posture", posture,
                                           config.posture_gain * (self.posture[others] - q_out[others])))
         weights = np.r_[np.full(6, 10.0), np.ones(len(robot.output_names))]
-        return resolve_srv(constraints, weights)[6:]
+        return resolve_srv(constraints, weights)[6:], self.mass * (acceleration + [0.0, 0.0, GRAVITY])
 
     # -- helpers --------------------------------------------------------------------------------------
+    def _support_box(self, active):
+        """The lower and upper xy corners of the soles in contact (world) [m]."""
+        corners = np.array([self.kinematics.data.oMf[self.sole_ids[i]].act(corner)[:2] for i in active
+                            for corner in self.distribution.rectangles[i].corners()])
+        return corners.min(axis=0), corners.max(axis=0)
+
     def _extra_twists(self, state):
         """Twists pulling C-busy limbs to their target poses: k [p_d − p; R log3(Rᵀ R_d)], world axes."""
         twists = {}

@@ -9,7 +9,9 @@ Vertical force reference with a phase-dependent impedance (eq. 8), f_z ≥ f_min
     standing:   ω = √K_Pz, ζ = K_Dz / (2√K_Pz) ≥ 1, i.e. not under-damped (eqs. 13–14)
 
 The COG reference acceleration follows from the ZMP and vertical-force references (eqs. 16–19) and is
-integrated into the strict referential velocity (SRV) ref ṗ_G. All motion constraints J_i θ̇ = v_i
+integrated into the strict referential velocity (SRV) ref ṗ_G. The ZMP reference regulates the COG horizontally
+(the paper's ZMP manipulation, its ref. [16]): the ZMP that makes eqs. 16–19 a critically damped return of the COG
+to its reference, held inside the support. All motion constraints J_i θ̇ = v_i
 (COG: J_G θ̇ = ref ṗ_G, eq. 20; feet, attitude, posture: eq. 24) are resolved together by weighted least
 norm, θ̇ = W⁻¹Jᵀ(J W⁻¹ Jᵀ)⁻¹ v (eqs. 22–23); in the aerial phase the COG rows are dropped (the COG is not
 controllable there) while attitude and posture are kept. Units: m, s, N, kg.
@@ -19,8 +21,8 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["Impedance", "JumpSchedule", "VerticalPhase", "liftoff_impedance", "touchdown_impedance",
-           "standing_impedance", "vertical_force",
-           "cog_reference_acceleration", "Constraint", "resolve_srv", "GRAVITY"]
+           "standing_impedance", "vertical_force", "cog_reference_acceleration", "regulated_zmp", "Constraint",
+           "resolve_srv", "GRAVITY"]
 
 GRAVITY = 9.81  # m/s²
 
@@ -69,6 +71,16 @@ def cog_reference_acceleration(mass, cog, zmp_ref, f_z, moment_xy=(0.0, 0.0), gr
                      f_z / mass - gravity])
 
 
+def regulated_zmp(mass, cog, cog_velocity, cog_reference, f_z, ground, frequency, support, margin=0.01):
+    """The ZMP reference [m] that eqs. 16–19 turn into ẍ_G = −ω_c² (x_G − x_d) − 2 ω_c ẋ_G, a critically damped
+    return of the COG to ``cog_reference`` (x_d, y_d), clipped to the box ``support`` = (lower, upper) xy corners
+    shrunk by ``margin``: where the floor can carry it. ``frequency`` ω_c [rad/s]; ``ground``: the floor height."""
+    omega2 = f_z / (mass * (cog[2] - ground))
+    acceleration = -frequency ** 2 * (cog[:2] - cog_reference[:2]) - 2.0 * frequency * cog_velocity[:2]
+    lower, upper = support
+    return np.r_[np.clip(cog[:2] - acceleration / omega2, lower + margin, upper - margin), ground]
+
+
 class Constraint(NamedTuple):
     """J θ̇ = v, one motion constraint of eq. 24, with a name for diagnostics."""
 
@@ -99,30 +111,42 @@ class VerticalPhase(NamedTuple):
 class JumpSchedule:
     """Selects the impedance of eqs. 10–14 from the contact phase (Sugihara–Nakamura Fig. 2).
 
-    standing (ref z_G = z_0) → on ``jump()``: stoop to z_0 − z_d (standing impedance) → lift-off (eq. 11,
-    ref z_G = z_0) → aerial (f_z = 0) → touchdown on first contact (eq. 12 with the measured landing speed,
-    ref z_G = height at contact) → standing again once the COG has stopped going down.
+    standing (ref z_G = z_0) → on ``jump()``: stoop to z_0 − z_d (standing impedance) → lift-off (eq. 11 for
+    the depth the stoop reached, so that the spring gives m g z_H whatever it settled at; ref z_G = z_0) → aerial
+    (f_z = 0) → touchdown (eq. 12 with the measured landing speed, ref z_G = height at touchdown) → standing again
+    once the COG has stopped going down. The touchdown begins at the first contact, or, given the lowest sole's
+    height, as soon as it comes down within ``touchdown_clearance`` of the ground it left: a contact phase estimated
+    from forces is seen some milliseconds late, and the fall goes on meanwhile.
     """
 
-    def __init__(self, standing, jump_height=0.05, stoop_depth=0.05, settle_speed=0.02):
+    def __init__(self, standing, jump_height=0.05, stoop_depth=0.05, settle_speed=0.02, touchdown_clearance=0.005):
         self.standing, self.jump_height, self.stoop_depth, self.settle_speed = standing, jump_height, stoop_depth, \
             settle_speed
+        self.touchdown_clearance = touchdown_clearance
         self.name, self.z_0, self.z_ref, self.impedance = "standing", None, None, standing
         self.airborne = False  # in the aerial phase: contact was lost (the touchdown is the next contact)
+        self.ground = None     # the lowest sole's height at the last contact [m]
 
     def jump(self):
         if self.name == "standing":
             self.name = "stoop"
 
-    def update(self, in_contact, z, z_dot):
-        """The phase, impedance and ref z_G for this tick, given contact and the COG height and speed."""
+    def update(self, in_contact, z, z_dot, sole_height=None):
+        """The phase, impedance and ref z_G for this tick, given contact, the COG height and speed and, if known,
+        the lowest sole's height [m]."""
         if self.z_0 is None:
             self.z_0 = self.z_ref = z
+        if sole_height is not None:
+            if in_contact:
+                self.ground = sole_height
+            elif (self.airborne and z_dot < 0.0 and self.ground is not None
+                  and sole_height - self.ground < self.touchdown_clearance):
+                in_contact = True  # the touchdown is a clearance away
         if self.name == "stoop":
             self.z_ref = self.z_0 - self.stoop_depth
             if abs(z - self.z_ref) < 0.1 * self.stoop_depth and abs(z_dot) < self.settle_speed:
                 self.name, self.z_ref = "liftoff", self.z_0
-                self.impedance = liftoff_impedance(self.jump_height, self.stoop_depth)
+                self.impedance = liftoff_impedance(self.jump_height, self.z_0 - z)
         elif self.name == "liftoff" and (not in_contact or z >= self.z_0):
             self.name, self.airborne = "aerial", not in_contact  # the spring has given its energy at z_0
         elif self.name == "aerial" and not in_contact:
