@@ -235,3 +235,18 @@ def test_the_touchdown_begins_a_clearance_above_the_floor_when_the_contact_readi
 
     assert landing(with_sole_height=True) <= z_d * 1.02
     assert landing(with_sole_height=False) > z_d * 1.2
+
+
+def test_a_contact_read_in_flight_well_above_the_floor_is_not_a_landing():
+    """Flight seen from the schedule: the lowest sole 6 cm above the floor it left, the COG rising then falling,
+    and a contact phase that flickers on (an actuator-force estimate fooled by the legs' own motion). Neither
+    the rising nor the falling reading starts the touchdown, whose spring would take its landing speed from it;
+    the sole coming within the clearance of the floor does."""
+    schedule = JumpSchedule(standing_impedance(12.0, 1.0), touchdown_clearance=0.005)
+    schedule.update(True, 0.80, 0.0, 0.0)  # standing on the floor at height 0
+    schedule.name, schedule.z_ref = "aerial", 0.80
+    schedule.update(False, 0.85, 0.5, 0.06)   # left the floor
+    assert schedule.update(True, 0.86, 0.2, 0.06).name == "aerial"    # rising: no
+    assert schedule.update(True, 0.86, -0.2, 0.06).name == "aerial"   # falling, but 6 cm up: no
+    assert schedule.update(False, 0.81, -0.9, 0.004).name == "touchdown"  # within the clearance: yes
+    assert schedule.impedance.K_P == pytest.approx((0.9 / schedule.stoop_depth) ** 2)

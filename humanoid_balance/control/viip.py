@@ -25,6 +25,9 @@ __all__ = ["Impedance", "JumpSchedule", "VerticalPhase", "liftoff_impedance", "t
            "resolve_srv", "GRAVITY"]
 
 GRAVITY = 9.81  # m/s²
+CONTACT_REACH = 0.02
+"""A contact read in flight while the lowest sole is more than this above the floor it left is not a landing [m]
+(the base estimate is good to about a centimetre)."""
 
 
 class Impedance(NamedTuple):
@@ -114,9 +117,10 @@ class JumpSchedule:
     standing (ref z_G = z_0) → on ``jump()``: stoop to z_0 − z_d (standing impedance) → lift-off (eq. 11 for
     the depth the stoop reached, so that the spring gives m g z_H whatever it settled at; ref z_G = z_0) → aerial
     (f_z = 0) → touchdown (eq. 12 with the measured landing speed, ref z_G = height at touchdown) → standing again
-    once the COG has stopped going down. The touchdown begins at the first contact, or, given the lowest sole's
-    height, as soon as it comes down within ``touchdown_clearance`` of the ground it left: a contact phase estimated
-    from forces is seen some milliseconds late, and the fall goes on meanwhile.
+    once the COG has stopped going down. The touchdown begins at the first contact on the way down (a contact read
+    while the COG still rises, or, given the lowest sole's height, while it is CONTACT_REACH above the floor it left,
+    is not a landing), or as soon as the sole comes down within ``touchdown_clearance`` of that floor: a contact phase
+    estimated from forces is seen some milliseconds late, and the fall goes on meanwhile.
     """
 
     def __init__(self, standing, jump_height=0.05, stoop_depth=0.05, settle_speed=0.02, touchdown_clearance=0.005):
@@ -136,12 +140,12 @@ class JumpSchedule:
         the lowest sole's height [m]."""
         if self.z_0 is None:
             self.z_0 = self.z_ref = z
-        if sole_height is not None:
-            if in_contact:
-                self.ground = sole_height
-            elif (self.airborne and z_dot < 0.0 and self.ground is not None
-                  and sole_height - self.ground < self.touchdown_clearance):
-                in_contact = True  # the touchdown is a clearance away
+        if sole_height is not None and self.name == "aerial" and self.airborne and self.ground is not None:
+            clearance = sole_height - self.ground
+            in_contact = ((in_contact and clearance < CONTACT_REACH)  # a sole well above the floor touches nothing
+                          or (z_dot < 0.0 and clearance < self.touchdown_clearance))  # it is a clearance away
+        elif sole_height is not None and in_contact:
+            self.ground = sole_height
         if self.name == "stoop":
             self.z_ref = self.z_0 - self.stoop_depth
             if abs(z - self.z_ref) < 0.1 * self.stoop_depth and abs(z_dot) < self.settle_speed:
@@ -151,7 +155,7 @@ class JumpSchedule:
             self.name, self.airborne = "aerial", not in_contact  # the spring has given its energy at z_0
         elif self.name == "aerial" and not in_contact:
             self.airborne = True
-        elif self.name == "aerial" and in_contact and self.airborne:
+        elif self.name == "aerial" and in_contact and self.airborne and z_dot < 0.0:  # (rising, it is not one)
             self.name, self.z_ref = "touchdown", z
             self.impedance = touchdown_impedance(z_dot, self.stoop_depth)
         elif self.name == "touchdown" and z_dot >= 0.0:
