@@ -110,9 +110,10 @@ def build_parser():
                       help="where package:// meshes are found (besides ROS_PACKAGE_PATH)")
 
     demo = commands.add_parser("demo", help=f"balance {DEFAULT_ROBOT} in MuJoCo through the whole suite: pushes, "
-                               "dancing arms; writes a report")
-    demo.add_argument("--scenario", choices=("full", "short"), default="full",
-                      help="full: 14 s (default); short: 6.5 s, as in CI")
+                               "dancing arms, or jumps; writes a report")
+    demo.add_argument("--scenario", choices=("full", "short", "jump"), default="full",
+                      help="full: 14 s (default); short: 6.5 s, as in CI; jump: three jumps in a row, 2 s apart, "
+                           "in viip mode (7.5 s)")
     demo.add_argument("--output", type=Path, default=Path("demo_report"),
                       help="report folder: PNG plots and metrics.json (default ./demo_report)")
     demo.add_argument("--video", type=Path, help="also render the run offscreen to this .gif or .mp4 (MP4 needs ffmpeg)")
@@ -129,10 +130,11 @@ def build_parser():
     demo.add_argument("--robot", default=DEFAULT_ROBOT,
                       help="a directory written by `humanoid-balance init`, or a bundled robot "
                            f"(default {DEFAULT_ROBOT})")
-    demo.add_argument("--mode", choices=("kinematic", "momentum", "both"), default="kinematic",
-                      help="kinematic: Choi–Kim on position drives (default); momentum: Garofalo et al. on the "
-                           "actuators' joint impedance, as a torque-controlled robot; both: one after the other on "
-                           "the same pushes, compared")
+    demo.add_argument("--mode", choices=("kinematic", "momentum", "viip", "both"),
+                      help="kinematic: Choi–Kim on position drives (default; viip for --scenario jump); momentum: "
+                           "Garofalo et al. on the actuators' joint impedance, as a torque-controlled robot; viip: "
+                           "Sugihara–Nakamura on position drives; both: kinematic then momentum on the same pushes, "
+                           "compared")
     demo.add_argument("--rate", type=float, default=REAL_TIME_RATE,
                       help=f"control rate with --real-time [Hz] (default {REAL_TIME_RATE:g}, which this 2-core "
                            "development machine sustains)")
@@ -252,10 +254,11 @@ def init(urdf, feet, output, loops=None, package_dirs=()):
     return 0
 
 
-def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic", record=True):
-    """The closed-loop demo; returns the exit code (0: no fall, ZMP inside the support polygon, nodes OK). ``mode``
-    ``both`` runs kinematic then momentum mode into ``output``/<mode> and compares them. ``record``: True (into
-    the report folder), False, or a rosbag2 directory."""
+def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT, mode=None, record=True):
+    """The closed-loop demo; returns the exit code (0: no fall, ZMP inside the support polygon or every jump
+    landed, nodes OK). ``mode``: the scenario's own (viip for jumps) or kinematic when None; ``both`` runs kinematic
+    then momentum mode into ``output``/<mode> and compares them. ``record``: True (into the report folder), False,
+    or a rosbag2 directory."""
     if video is not None:
         os.environ.setdefault("MUJOCO_GL", "egl")  # headless rendering, before MuJoCo loads
         if video.suffix.lower() not in (".gif", ".mp4"):
@@ -267,6 +270,12 @@ def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT,
     from humanoid_balance.nodes.common import USER_MISTAKES
     from humanoid_balance.recording import bag_path
 
+    needed = SCENARIOS[scenario].mode
+    if needed and mode not in (None, needed):
+        print(f"humanoid-balance demo: error: --scenario {scenario} runs in {needed} mode, not --mode {mode}",
+              file=sys.stderr)
+        return 2
+    mode = mode or needed or "kinematic"
     modes = ("kinematic", "momentum") if mode == "both" else (mode,)
     codes, runs = [], {}
     for each in modes:

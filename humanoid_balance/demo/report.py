@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after selecting the headless backend)
 import numpy as np  # noqa: E402
 
-__all__ = ["Recording", "metrics", "recovery", "write_report", "FALL_DROP", "SETTLED_WITHIN"]
+__all__ = ["Recording", "metrics", "recovery", "jump_figures", "write_report", "FALL_DROP", "SETTLED_WITHIN"]
 
 FALL_DROP = 0.10        # the base more than this below its standing height: fallen [m]
 SETTLED_WITHIN = 0.005  # a push is recovered once the CoM stays this close to where it stood [m]
@@ -53,8 +53,23 @@ def recovery(com, push_time, end, baseline):
     return float(distance.max()), settle
 
 
+def jump_figures(com, forces, start, end, standing):
+    """One jump between its request at ``start`` and ``end`` [s], from the ground-truth COG rows (t, x, y, z) and
+    sole normal forces (t, f...): whether the soles left the floor, the apex above the ``standing`` COG height, and
+    the landing depth, the lowest COG after the last touchdown below its height there [m]."""
+    height, normal = _window(com, start, end), _window(forces, start, end)
+    aloft = normal[normal[:, 1:].sum(axis=1) <= 0.0, 0]
+    figures = {"time [s]": start, "left the floor": bool(len(aloft)),
+               "apex above the standing COG [m]": float(height[:, 3].max() - standing) if len(height) else None,
+               "landing depth [m]": None}
+    after = height[height[:, 0] > aloft[-1]] if len(aloft) else height[:0]
+    if len(after):
+        figures["landing depth [m]"] = float(after[0, 3] - after[:, 3].min())
+    return figures
+
+
 def metrics(recording, scenario, wall_time, push_duration):
-    """Figures of the run: fall, ZMP margin, push recoveries, dancing-arms CoM hold, node health, speed."""
+    """Figures of the run: fall, ZMP margin, push recoveries, dancing-arms CoM hold, jumps, node health, speed."""
     base, com, zmp = recording.series("base"), recording.series("com"), recording.series("zmp")
     judged = lambda s: s[s[:, 0] >= scenario.settle]  # noqa: E731
     standing = float(_window(base, scenario.settle - 0.1, scenario.settle + 0.1)[:, 1].mean())
@@ -69,11 +84,9 @@ def metrics(recording, scenario, wall_time, push_duration):
         impulse = float(np.linalg.norm(push.force)) * push_duration
         pushes.append({"label": push.label, "time [s]": push.time, "impulse [N·s]": impulse,
                        "CoM peak excursion [m]": peak, "settling time to 5 mm [s]": settle})
-    dance = scenario.dance
-    still = _window(com, dance.start - 0.3, dance.start)[:, 1:4].mean(axis=0)
-    dancing_com = _window(com, dance.start, dance.start + dance.duration)
-    dancing_zmp = _window(zmp, dance.start, dance.start + dance.duration)
-    zmp_still = _window(zmp, dance.start - 0.3, dance.start)[:, 1:3].mean(axis=0)
+    forces, ends = recording.series("foot_forces"), list(scenario.jumps[1:]) + [scenario.duration]
+    jumps = [jump_figures(com, forces, start, end, float(_window(com, start - 0.3, start)[:, 3].mean()))
+             for start, end in zip(scenario.jumps, ends)]
     nodes = {name: {"level": level, "message": message} for name, (level, message) in
              sorted(recording.diagnostics.items())}
     figures = {
@@ -86,18 +99,29 @@ def metrics(recording, scenario, wall_time, push_duration):
         "fell": bool(lowest < standing - FALL_DROP),
         "smallest ZMP margin inside the support polygon [m]": float(margins[:, 1].min()) if len(margins) else None,
         "pushes": pushes,
-        "dancing arms": {
-            "CoM horizontal deviation [m]": float(np.abs(dancing_com[:, 1:3] - still[:2]).max()),
-            "CoM vertical deviation [m]": float(np.abs(dancing_com[:, 3] - still[2]).max()),
-            "ZMP excursion x, y [m]": np.abs(dancing_zmp[:, 1:3] - zmp_still).max(axis=0).tolist(),
-        },
+        "dancing arms": dance_figures(com, zmp, scenario.dance) if scenario.dance else None,
+        "jumps": jumps,
         "nodes": nodes,
     }
     figures["zmp inside the support polygon"] = bool(figures["smallest ZMP margin inside the support polygon [m]"]
                                                      is not None and margins[:, 1].min() > 0.0)
     figures["all nodes OK"] = bool(nodes) and all(n["level"] == "OK" for n in nodes.values())
-    figures["success"] = not figures["fell"] and figures["zmp inside the support polygon"] and figures["all nodes OK"]
+    # a landing's impact may put the ZMP on the support's edge; a jump must leave the floor and land
+    balanced = all(j["left the floor"] and j["landing depth [m]"] is not None for j in jumps) if jumps else \
+        figures["zmp inside the support polygon"]
+    figures["success"] = not figures["fell"] and balanced and figures["all nodes OK"]
     return figures
+
+
+def dance_figures(com, zmp, dance):
+    """The dancing arms: how far the CoM left where it stood, and how far the ZMP moved [m]."""
+    still = _window(com, dance.start - 0.3, dance.start)[:, 1:4].mean(axis=0)
+    dancing_com = _window(com, dance.start, dance.start + dance.duration)
+    dancing_zmp = _window(zmp, dance.start, dance.start + dance.duration)
+    zmp_still = _window(zmp, dance.start - 0.3, dance.start)[:, 1:3].mean(axis=0)
+    return {"CoM horizontal deviation [m]": float(np.abs(dancing_com[:, 1:3] - still[:2]).max()),
+            "CoM vertical deviation [m]": float(np.abs(dancing_com[:, 3] - still[2]).max()),
+            "ZMP excursion x, y [m]": np.abs(dancing_zmp[:, 1:3] - zmp_still).max(axis=0).tolist()}
 
 
 def _shade_phases(axes, scenario):
@@ -188,9 +212,10 @@ def comparison(runs, folder):
         rows.append((f"{push['label']}: CoM peak / settled to 5 mm",
                      *(f"{runs[m]['pushes'][k]['CoM peak excursion [m]'] * 1000:.0f} mm / "
                        f"{runs[m]['pushes'][k]['settling time to 5 mm [s]']:.2f} s" for m in modes)))
-    rows.append(("dancing arms: CoM held within / ZMP x moved",
-                 *(f"{runs[m]['dancing arms']['CoM horizontal deviation [m]'] * 1000:.1f} mm / "
-                   f"{runs[m]['dancing arms']['ZMP excursion x, y [m]'][0] * 1000:.0f} mm" for m in modes)))
+    if runs[modes[0]]["dancing arms"]:
+        rows.append(("dancing arms: CoM held within / ZMP x moved",
+                     *(f"{runs[m]['dancing arms']['CoM horizontal deviation [m]'] * 1000:.1f} mm / "
+                       f"{runs[m]['dancing arms']['ZMP excursion x, y [m]'][0] * 1000:.0f} mm" for m in modes)))
     rows.append(("lowest base height", *(f"{runs[m]['lowest base height [m]']:.3f} m" for m in modes)))
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
     lines = ["| " + " | ".join(cell.ljust(width) for cell, width in zip(row, widths)) + " |" for row in rows]

@@ -4,7 +4,8 @@ The nodes are the same classes, with the same parameter files, that ``sim.launch
 runs in lockstep on its own /clock: the closed loop sees one tick of delay whatever the machine, and runs are
 reproducible. With ``real_time_rate`` the plant runs free against the wall clock at that control rate, as a robot
 does, and nothing waits for the controller (the nodes then run on rclpy's EventsExecutor). A director node plays
-the scenario (pushes on sim/push, arm trajectories on balance/<arm>/trajectory), publishes robot_description (latched,
+the scenario (pushes on sim/push, arm trajectories on balance/<arm>/trajectory, jumps asked of
+centroidal_balancer/jump), publishes robot_description (latched,
 as robot_state_publisher does) and records ground truth and estimates for the report. With ``record``, a recorder
 node writes every topic of the graph, on the plant's clock, into a rosbag2 (MCAP) directory, with the robot's /tf.
 """
@@ -22,6 +23,7 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from std_msgs.msg import String
+from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 from humanoid_balance.control.balancer import COMMAND_INTERFACES
@@ -57,16 +59,19 @@ SIMULATION_OVERRIDES = {  # what sim.launch.py passes on top of the files: the p
 }
 
 
-BALANCE_MODES = ("kinematic", "momentum")
+BALANCE_MODES = ("kinematic", "momentum", "viip")
 """kinematic: Choi–Kim on position drives; momentum: Garofalo et al. on the actuators' joint impedance (the
-mapper's per-actuator stiffness, damping and feed-forward efforts), as a torque-controlled robot runs it."""
+mapper's per-actuator stiffness, damping and feed-forward efforts), as a torque-controlled robot runs it; viip:
+Sugihara–Nakamura's vertical control on position drives, whose deflection the mapper compensates (its jumps are
+dynamic)."""
 
 
 def mode_overrides(mode):
     """The balancer's mode and the command interface it is made for, on the mapper and the plant, as
     sim.launch.py's balance_mode argument sets them."""
     interface = COMMAND_INTERFACES[mode]
-    return {"centroidal_balancer": [f"mode:={mode}"], "loop_closure_mapper": [f"command_interface:={interface}"],
+    mapper = [f"command_interface:={interface}"] + (["compliance_compensation:=true"] if mode == "viip" else [])
+    return {"centroidal_balancer": [f"mode:={mode}"], "loop_closure_mapper": mapper,
             "mujoco_sim": [f"command_interface:={interface}"]}
 
 
@@ -102,6 +107,8 @@ class Director(Node):
         self.scenario, self.feet, self.limbs, self.progress = scenario, feet, limbs, progress
         self.recording = Recording()
         self.pending_pushes = list(scenario.pushes)
+        self.pending_jumps = list(scenario.jumps)
+        self.jump_client = self.create_client(Trigger, "centroidal_balancer/jump")
         self.dance_sent = False
         self.now = 0.0
         self.latest = {"com": None, "margin": float("nan"), "forces": np.zeros(len(feet))}
@@ -135,7 +142,9 @@ class Director(Node):
         self.recording.add("base", self.now, message.pose.pose.position.z)
         while self.pending_pushes and self.now >= self.pending_pushes[0].time:
             self.push(self.pending_pushes.pop(0), message.header.stamp)
-        if not self.dance_sent and self.limbs and self.now >= self.scenario.dance.start:
+        while self.pending_jumps and self.now >= self.pending_jumps[0]:
+            self.jump(self.pending_jumps.pop(0))
+        if not self.dance_sent and self.limbs and self.scenario.dance and self.now >= self.scenario.dance.start:
             self.dance(message.header.stamp)
         self.progress.update(self.now, lambda: self.status(message.pose.pose.position.z))
 
@@ -152,6 +161,15 @@ class Director(Node):
         message.wrench.force.x, message.wrench.force.y, message.wrench.force.z = map(float, push.force)
         self.push_publisher.publish(message)
         self.progress.line(f"[{self.now:5.1f} s] {push.label}: {np.linalg.norm(push.force):.0f} N on {push.body}")
+
+    def jump(self, time):
+        """Ask centroidal_balancer/jump; its answer is logged when it comes (the plant's clock goes on meanwhile)."""
+        label = f"jump {self.scenario.jumps.index(time) + 1}"
+        self.progress.line(f"[{self.now:5.1f} s] {label}: asking centroidal_balancer/jump")
+        future = self.jump_client.call_async(Trigger.Request())
+        future.add_done_callback(lambda done: None if done.result().success else self.progress.line(
+            f"[{self.now:5.1f} s] {label} refused: {done.result().message}"))
+        self.recording.add("jump_requests", time)
 
     def dance(self, stamp):
         dance = self.scenario.dance
@@ -349,8 +367,16 @@ def summary(figures, paths, out=sys.stdout):
         lines.append(f"  {push['label']}: CoM peak {push['CoM peak excursion [m]'] * 1000:.0f} mm, settled to 5 mm in "
                      f"{push['settling time to 5 mm [s]']:.2f} s")
     dance = figures["dancing arms"]
-    lines.append(f"  dancing arms: CoM held within {dance['CoM horizontal deviation [m]'] * 1000:.1f} mm, ZMP moved "
-                 f"{dance['ZMP excursion x, y [m]'][0] * 1000:.0f} / {dance['ZMP excursion x, y [m]'][1] * 1000:.0f} mm")
+    if dance:
+        lines.append(f"  dancing arms: CoM held within {dance['CoM horizontal deviation [m]'] * 1000:.1f} mm, ZMP "
+                     f"moved {dance['ZMP excursion x, y [m]'][0] * 1000:.0f} / "
+                     f"{dance['ZMP excursion x, y [m]'][1] * 1000:.0f} mm")
+    for k, jump in enumerate(figures["jumps"]):
+        landing = jump["landing depth [m]"]
+        lines.append(f"  jump {k + 1}: " + (f"apex {jump['apex above the standing COG [m]'] * 1000:.0f} mm above the "
+                                            f"standing COG, landing {landing * 1000:.0f} mm deep"
+                                            if jump["left the floor"] and landing is not None else
+                                            "did not leave the floor" if not jump["left the floor"] else "no landing"))
     if "recording" in figures:
         recording = figures["recording"]
         lines.append(f"  recording: {recording['path']} ({recording['topics']} topics, {recording['messages']} "

@@ -1,12 +1,14 @@
-"""The demo's scripted scenario: settle, stand, a lateral push, dancing arms, a second push (no ROS here).
+"""The demo's scripted scenarios (no ROS here): settle, stand, a lateral push, dancing arms, a second push; or, in
+viip mode, three jumps in a row.
 
 Times are simulated seconds from the start of the plant. Pushes are given as the velocity change they would give
 the whole robot (impulse / mass), so that one scenario fits any robot; :meth:`Scenario.for_robot` turns them into
 forces on its base. The arm motion is a smooth joint-space dance in the spirit of Choi–Kim's experiment (the busy
 limbs swinging while the CoM stays put; each limb's shape is its ``<limb>_swing`` in the robot configuration),
-sent to the balancer as J-busy joint trajectories whose first and last velocities are zero.
+sent to the balancer as J-busy joint trajectories whose first and last velocities are zero. A jump is asked of
+centroidal_balancer/jump (Sugihara–Nakamura's stoop, lift-off, flight and landing).
 """
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -41,7 +43,9 @@ class Scenario(NamedTuple):
     duration: float          # [s]
     settle: float            # nothing is judged before this time [s]
     pushes: tuple
-    dance: ArmDance
+    dance: Optional[ArmDance]
+    jumps: tuple = ()        # times a jump is asked for [s]
+    mode: str = ""           # the balance mode the scenario is made for ("": any)
 
     def for_robot(self, mass, body, push_duration):
         """This scenario with each push as a force on ``body`` of a robot of ``mass`` [kg], lasting
@@ -53,7 +57,9 @@ class Scenario(NamedTuple):
 
     def phases(self):
         """(start, end, label) of every phase, for the report."""
-        marks = sorted([(p.time, p.label) for p in self.pushes] + [(self.dance.start, "dancing arms")])
+        marks = sorted([(p.time, p.label) for p in self.pushes]
+                       + [(t, f"jump {k + 1}") for k, t in enumerate(self.jumps)]
+                       + ([(self.dance.start, "dancing arms")] if self.dance else []))
         starts = [(0.0, "settle"), (self.settle, "stand")] + marks
         ends = [start for start, _ in starts[1:]] + [self.duration]
         return [(start, end, label) for (start, label), end in zip(starts, ends)]
@@ -66,4 +72,5 @@ SCENARIOS = {  # pushes of 6 and 8 N·s on the bundled 53 kg robot
     "short": Scenario("short", 6.5, 0.5,
                       (Push(1.0, (0.0, 0.1125, 0.0), "lateral push"), Push(4.5, (0.0, -0.1125, 0.0), "second push")),
                       ArmDance(2.2, 2.0, 0.5, 0.75)),
+    "jump": Scenario("jump", 7.5, 1.0, (), None, jumps=(1.5, 3.5, 5.5), mode="viip"),
 }

@@ -158,18 +158,18 @@ class MujocoSimNode(Node):
         timing.lap()
         if self.clock_publisher is not None:
             self.clock_publisher.publish(Clock(clock=stamp))
-        position, velocity, effort = self.sim.joint_states(self.joint_names)
-        if self.noise:
-            position = position + self.rng.normal(scale=self.noise, size=len(position))
-        self.joint_publisher.publish(self.joints.fill(stamp, position + self.bias, velocity, effort))
-        quaternion, gyro, accelerometer = self.sim.imu()
-        imu = self.imu
+        quaternion, gyro, accelerometer = self.sim.imu()  # before joint_states: the estimate that a joint_states
+        imu = self.imu                                     # sample starts finds the imu of the same tick
         imu.header.stamp = stamp
         o, w, a = imu.orientation, imu.angular_velocity, imu.linear_acceleration
         o.x, o.y, o.z, o.w = (float(value) for value in quaternion)
         w.x, w.y, w.z = (float(value) for value in gyro)
         a.x, a.y, a.z = (float(value) for value in accelerometer)
         self.imu_publisher.publish(imu)
+        position, velocity, effort = self.sim.joint_states(self.joint_names)
+        if self.noise:
+            position = position + self.rng.normal(scale=self.noise, size=len(position))
+        self.joint_publisher.publish(self.joints.fill(stamp, position + self.bias, velocity, effort))
         for publisher, writer, sole in zip(self.wrench_publishers, self.wrenches, self.soles):
             frame, wrench = self.sim.foot_wrench(sole)
             writer.message.header.frame_id = frame
