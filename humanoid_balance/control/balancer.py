@@ -241,10 +241,11 @@ class Balancer:
         soles = [kinematics.data.oMf[i] for i in self.sole_ids]
         phase = self.schedule.update(bool(active), com[2], com_velocity[2], min(M.translation[2] for M in soles))
         z_ref = state.com_reference[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
-        if phase.name == "aerial":  # the COG is not controllable: the legs hold, the SRV follows the estimate
-            active, self.srv = (), com_velocity.copy()
         if self.srv is None:
             self.srv = com_velocity.copy()
+        if phase.name == "aerial":  # the COG is not controllable: the legs hold; the SRV follows the estimate's
+            active, self.srv = (), np.r_[self.srv[:2], com_velocity[2]]  # fall, its horizontal velocity cannot change
+            # (the estimate's can: it drifts at lift-off, and a landing that started from it walked the COG away)
         if phase.name != "liftoff":  # the commanded COG height starts from the measured one
             self.cog_height = com[2]
         # ż_G of eq. 8 is the SRV's: on position drives it is the COG velocity being commanded, and damping the

@@ -354,8 +354,9 @@ def summary(figures, paths, out=sys.stdout):
     """The console summary: verdict, the headline figures, the files."""
     verdict = "PASSED" if figures["success"] else "FAILED"
     fell = "the robot fell" if figures["fell"] else "no fall"
-    lines = [f"\n{verdict} ({figures['control']['mode']} mode): {fell}, ZMP "
-             f"{'inside' if figures['zmp inside the support polygon'] else 'OUTSIDE'} the support polygon, "
+    zmp = ("ZMP not judged (jumps)" if figures["jumps"] else
+           f"ZMP {'inside' if figures['zmp inside the support polygon'] else 'OUTSIDE'} the support polygon")
+    lines = [f"\n{verdict} ({figures['control']['mode']} mode): {fell}, {zmp}, "
              f"nodes {'all OK' if figures['all nodes OK'] else figures['nodes']}",
              f"  simulated {figures['simulated time [s]']:.1f} s in {figures['wall time [s]']:.1f} s "
              f"(real-time factor {figures['real-time factor']:.2f}); plant {figures['control']['plant']}, "
