@@ -130,14 +130,17 @@ def test_the_base_is_ballistic_while_contact_phases_say_aerial_and_lands_without
         curvature = np.polyfit(t, flying[:, 1], 2)[0]
         assert curvature == pytest.approx(-9.81 / 2, rel=0.05)
         phase[0] = CONTACT
-        landed = heights(40)
-        after = landed[landed[:, 0] > landed[0, 0] + 0.1, 1]  # the aerial phases still in flight have arrived
-        assert np.ptp(after) < 1e-9
+        landed = heights(80)
+        # once the contact phases have reached the node (a loaded machine delays them), the base stays put
+        moving = np.flatnonzero(np.abs(landed[:, 1] - landed[-1, 1]) > 1e-9)
+        after = landed[moving[-1] + 1 if len(moving) else 0:, 1]
+        assert len(after) >= 20, landed
         samples = np.concatenate([flight, landed])
         touchdown = samples[np.flatnonzero(np.abs(samples[:, 1] - after[0]) < 1e-9)[0]]
         fall = np.polyfit(t, flying[:, 1], 2)
-        # anchored where the free fall had brought the estimate (not back at the soles' standing height)
-        assert after[0] == pytest.approx(np.polyval(fall, touchdown[0] - flying[0, 0]), abs=0.002)
+        # anchored where the free fall had brought the estimate (not back at the soles' standing height); a sample
+        # the node skipped makes one Euler step of the fall longer, hence the few millimetres
+        assert after[0] == pytest.approx(np.polyval(fall, touchdown[0] - flying[0, 0]), abs=0.005)
         assert standing[-1, 1] - after[0] > 0.05
         assert session.probe.spin_until(lambda: (session.probe.diagnostic_values(DIAGNOSTIC) or {}).get(
             "contacts from") == "contact/<foot>/state", 5.0, on_tick=tick, period=0.005)
@@ -150,7 +153,8 @@ def test_the_accelerometer_enters_the_base_estimate_with_its_time_constants(tmp_
     """Feet that hold the base still and an accelerometer with a bias b along x: the kinematic-inertial estimate
     (estimation/floating_base.py) settles at its steady state with the node's position_time_constant τ_p and
     velocity_time_constant τ_v, sampled every dt (α = dt / τ): v* = b τ_v (1 − α_v) ahead in velocity and
-    p* = (v* + b dt / 2) τ_p (1 − α_p) in position; 1.8 mm and 0.04 m/s here."""
+    p* = (v* + b dt / 2) τ_p (1 − α_p) in position; 1.8 mm and 0.04 m/s here at dt = 5 ms, 1.6 mm if the node
+    takes every other sample."""
     robot, truth = kangaroo
     tau_p, tau_v, bias = 0.05, 0.2, 0.2
     session = Session(tmp_path / "offsets.yaml", robot, ["-p", f"position_time_constant:={tau_p}",
@@ -163,10 +167,14 @@ def test_the_accelerometer_enters_the_base_estimate_with_its_time_constants(tmp_
         assert session.probe.spin_until(lambda: len(session.odom) > 600, 60.0, period=0.005, on_tick=biased), \
             session.stop()[2]
         settled, dt = session.odom[-1], 0.005  # Session.send's stamps
-        velocity = bias * tau_v * (1.0 - dt / tau_v)
-        assert settled.twist.twist.linear.x == pytest.approx(velocity, rel=0.01)
-        assert settled.pose.pose.position.x - start == pytest.approx(
-            (velocity + bias * dt / 2) * tau_p * (1.0 - dt / tau_p), rel=0.01)
+
+        def steady(dt):
+            velocity = bias * tau_v * (1.0 - dt / tau_v)
+            return velocity, (velocity + bias * dt / 2) * tau_p * (1.0 - dt / tau_p)
+        (velocity, position), (slower_velocity, slower_position) = steady(dt), steady(2 * dt)
+        # every sample, or every other one where a loaded machine makes the node skip samples (best effort, depth 1)
+        assert slower_velocity * 0.999 <= settled.twist.twist.linear.x <= velocity * 1.001
+        assert slower_position * 0.999 <= settled.pose.pose.position.x - start <= position * 1.001
     finally:
         returncode, _, stderr = session.stop()
     assert returncode == 0, stderr
