@@ -171,7 +171,7 @@ class Balancer:
             momentum = np.zeros(6)
             w_d = np.r_[0.0, 0.0, self.mass * GRAVITY, 0.0, 0.0, 0.0]
         if config.mode == "viip":  # first: its wrench is the one the VIIP asks for
-            velocity, w_d[:3] = self._viip_rates(state, com, R_base, active, dt)
+            velocity, w_d[:3] = self._viip_rates(state, com, R_base, active, placements, dt)
         distribution = self.distribution.solve(G, w_d, active, self.mass)
         if config.mode == "momentum":
             effort = self._output_torques(state.q, distribution.wrenches, active)
@@ -207,8 +207,7 @@ class Balancer:
         active, placements = self.support
         if zmp is None or not active:
             return float("nan")
-        corners = np.array([placements[i].act(corner)[:2] for i in active
-                            for corner in self.distribution.rectangles[i].corners()])
+        corners = self._support_corners(active, placements)
         return polygon_margin(zmp, corners[ConvexHull(corners).vertices])  # hull vertices: counter-clockwise
 
     def _choose_support(self, active):
@@ -233,12 +232,11 @@ class Balancer:
                                            joint_rates=self._extra_rates(state))
         return resolution.output_velocity[6:]
 
-    def _viip_rates(self, state, com, R_base, active, dt):
+    def _viip_rates(self, state, com, R_base, active, soles, dt):
         """Output rates of the SRV's resolution (eqs. 20–24) and the COG force it asks for, m (ref p̈_G + g) [N]."""
         config, robot, kinematics = self.config, self.robot, self.kinematics
         T = kinematics.T
         com_velocity = kinematics.J_com @ state.v
-        soles = [kinematics.data.oMf[i] for i in self.sole_ids]
         phase = self.schedule.update(bool(active), com[2], com_velocity[2], min(M.translation[2] for M in soles))
         z_ref = state.com_reference[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
         if self.srv is None:
@@ -258,7 +256,8 @@ class Balancer:
         constraints = []
         if active:  # eqs. 16–19 integrated into the strict referential velocity
             ground = np.mean([soles[i].translation[2] for i in active])  # the floor under the feet on it
-            support = self._support_box(active)
+            corners = self._support_corners(active, soles)
+            support = corners.min(axis=0), corners.max(axis=0)
             zmp_ref = regulated_zmp(self.mass, com, self.srv, (support[0] + support[1]) / 2, f_z, ground,
                                     config.cog_frequency, support)
             acceleration = cog_reference_acceleration(self.mass, com, zmp_ref, f_z)
@@ -290,11 +289,10 @@ class Balancer:
         return resolve_srv(constraints, weights)[6:], self.mass * (acceleration + [0.0, 0.0, GRAVITY])
 
     # -- helpers --------------------------------------------------------------------------------------
-    def _support_box(self, active):
-        """The lower and upper xy corners of the soles in contact (world) [m]."""
-        corners = np.array([self.kinematics.data.oMf[self.sole_ids[i]].act(corner)[:2] for i in active
-                            for corner in self.distribution.rectangles[i].corners()])
-        return corners.min(axis=0), corners.max(axis=0)
+    def _support_corners(self, active, placements):
+        """xy corners of the soles in contact, world frame (k, 2) [m]."""
+        return np.array([placements[i].act(corner)[:2] for i in active
+                         for corner in self.distribution.rectangles[i].corners()])
 
     def _extra_twists(self, state):
         """Twists pulling C-busy limbs to their target poses: k [p_d − p; R log3(Rᵀ R_d)], world axes."""

@@ -169,7 +169,6 @@ class Director(Node):
         future = self.jump_client.call_async(Trigger.Request())
         future.add_done_callback(lambda done: None if done.result().success else self.progress.line(
             f"[{self.now:5.1f} s] {label} refused: {done.result().message}"))
-        self.recording.add("jump_requests", time)
 
     def dance(self, stamp):
         dance = self.scenario.dance
