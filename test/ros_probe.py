@@ -128,8 +128,9 @@ class NodeSession:
         self.probe = Probe(probe_name)
         self.result = None
 
-    def run(self, condition, tick=None, timeout=20.0):
-        """Spin, calling ``tick`` every 5 ms, until ``condition()`` holds."""
+    def run(self, condition, tick=None, timeout=60.0):
+        """Spin, calling ``tick`` every 5 ms, until ``condition()`` holds; the default ``timeout`` [s] covers the
+        node's start-up on a loaded machine (a CI run once needed more than 20 s)."""
         return self.probe.spin_until(condition, timeout, on_tick=tick, period=0.005)
 
     def stop(self):

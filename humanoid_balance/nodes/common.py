@@ -402,7 +402,7 @@ def run(node_factories, name, args=None):
     not kill the node: it is logged at a limited rate and counted as ``undecodable`` in the rejected inputs.
     """
     factories = node_factories if isinstance(node_factories, (list, tuple)) else [node_factories]
-    nodes = []
+    nodes, executor = [], None
     try:
         rclpy.init(args=args)
         if shutdown_requested():  # a signal arrived before rclpy's handler was installed
@@ -443,6 +443,8 @@ def run(node_factories, name, args=None):
         if rclpy.ok():
             raise  # a defect, not a shutdown: keep its traceback
     finally:
+        if executor is not None:  # stopped (the EventsExecutor's timers thread too) before the nodes it holds
+            executor.shutdown()   # go: entities destroyed under it can crash the process (rclpy#1644)
         for node in nodes:
             node.destroy_node()
         rclpy.try_shutdown()
