@@ -10,14 +10,18 @@ lockstep, no /clock). A lateral push of 6 N·s lands in the middle of the measur
 process subscribes to actuator_states, which the mapper publishes with each command and the stamp of the
 joint_states that command was computed from: each command's end-to-end latency is its arrival at the benchmark's
 DDS reader minus that stamp, both on the system clock. Each process's CPU time over the window, per command, is
-set beside rclpy's own floor measured in the same run: a JointState ping-pong with an echo process.
+set beside rclpy's own floor measured in the same run: a JointState ping-pong with an echo process, and the ring — the
+loop's topology with no computation: this process sends a JointState at the commanded rate through one echo process
+per node of the suite and back, and times it the same way.
 """
 import contextlib
 import os
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -35,17 +39,18 @@ from humanoid_balance.bench.closed_loop import FALL_DROP, robot_config
 from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_parent, stop
 from humanoid_balance.bench.results import Result
 from humanoid_balance.control.balancer import COMMAND_INTERFACES
-from humanoid_balance.nodes.common import LEVEL_NAMES, RELIABLE_QOS
+from humanoid_balance.nodes.common import LATEST_QOS, LEVEL_NAMES, RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
-__all__ = ["NOTE", "ROBOT", "run", "measure", "ping_pong", "rows", "LoopRun", "LAYOUTS"]
+__all__ = ["NOTE", "ROBOT", "run", "measure", "ping_pong", "ring", "rows", "ring_row", "LoopRun", "LAYOUTS"]
 
 NOTE = ("7 DDS closed loop: the plant runs free against the wall clock at the commanded rate in its own process; the "
         "four nodes run in their own processes (separate) or together in balance_stack (composed). A 6 N·s lateral "
         "push lands mid-window. A command's latency is its actuator_states' arrival at the benchmark's DDS reader "
         "minus the stamp of the plant joint_states it was computed from; CPU per command is each process's CPU time "
         "over the window divided by the commands; the rclpy floor is a JointState round trip between two processes, "
-        "measured in the same run.")
+        "measured in the same run, and the ring: a 30-joint JointState sent at the commanded rate from the benchmark's "
+        "process through four echo processes (one per node) and back, no computation, timed as the commands are.")
 EXPERIMENT = "7 DDS closed loop"
 ROBOT = DEFAULT_ROBOT
 PAPER = "Kangaroo: estimator at 1 kHz, ≈ 0.38 ms/update (C++)"
@@ -61,6 +66,8 @@ DRAIN = 1.0                                              # spun after the window
 MIN_RATE_FRACTION = 0.95                                 # achieved / commanded rate that counts as sustained
 LATENCY_TARGET = {500: 2.0, 1000: 1.0}                   # end-to-end p99 targets [ms]
 PING_PONGS = 500
+RING_RATES, RING_SECONDS, RING_WARM_UP = (500, 1000), 8.0, 2.0  # the ring's runs [Hz], window and warm-up [s]
+RING_JOINTS = 30                                         # the JointState's size, about a humanoid's [joints]
 
 
 class LoopRun(NamedTuple):
@@ -137,22 +144,23 @@ class LoopProbe:
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self.commands = []      # (stamp, arrival) of every actuator_states [ns]
+        self.ring_returns = []  # (stamp, arrival) of every JointState back from the ring [ns]
         self.plant = []         # (arrival [ns], simulated time [s], base height [m], tick rate [Hz]) of its diagnostics
         self.reporting = set()  # processes' nodes that have published diagnostics
         self.warnings = {}      # node → (arrival [ns], its last non-OK diagnostics message)
         self.pongs = []         # (ping number, arrival [s, perf_counter]) of each pong
         deep = QoSProfile(depth=1000, reliability=RELIABLE_QOS.reliability)  # never drop a message here
-        self.node.create_subscription(JointState, "actuator_states", self.on_state, deep)
+        self.node.create_subscription(JointState, "actuator_states", partial(record_stamp, self.commands), deep,
+                                      raw=True)
+        self.node.create_subscription(JointState, f"ring_{len(SUITE)}", partial(record_stamp, self.ring_returns), deep,
+                                      raw=True)
+        self.ring_publisher = self.node.create_publisher(JointState, "ring_0", LATEST_QOS)
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, RELIABLE_QOS)
         self.node.create_subscription(JointState, "pong",
                                       lambda pong: self.pongs.append((pong.position[0], time.perf_counter())), deep)
         self.push_publisher = self.node.create_publisher(WrenchStamped, "sim/push", RELIABLE_QOS)
         self.push_body = push_body
         self.ping_publisher = self.node.create_publisher(JointState, "ping", RELIABLE_QOS)
-
-    def on_state(self, message, info):
-        self.commands.append((message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec,
-                              info["received_timestamp"]))
 
     def on_diagnostics(self, array):
         for status in array.status:
@@ -205,10 +213,29 @@ class LoopProbe:
             times.append(self.pongs[-1][1] - sent)
         return np.array(times[count // 10:])
 
+    def send_around_the_ring(self, rate):
+        """Start publishing a stamped JointState on the ring at ``rate`` [Hz]; the timer."""
+        message = JointState(name=[f"joint_{k}" for k in range(RING_JOINTS)], position=[0.0] * RING_JOINTS,
+                             velocity=[0.0] * RING_JOINTS, effort=[0.0] * RING_JOINTS)
+        stamp = message.header.stamp
+
+        def send():
+            stamp.sec, stamp.nanosec = divmod(time.time_ns(), 1_000_000_000)
+            self.ring_publisher.publish(message)
+        return self.node.create_timer(1.0 / rate, send)
+
     def close(self):
         self.executor.shutdown()
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)
+
+
+def record_stamp(arrivals, serialized, info):
+    """Append (stamp, arrival) [ns] of a serialized JointState, its stamp read straight from the bytes (CDR: a 4-byte
+    encapsulation header whose second byte is 1 for little-endian, then header.stamp's sec and nanosec): the probe
+    shares the machine with the loop it measures, and deserialising every message would take CPU from it."""
+    sec, nanosec = struct.unpack_from("<iI" if serialized[1] == 1 else ">iI", serialized, 4)
+    arrivals.append((sec * 1_000_000_000 + nanosec, info["received_timestamp"]))
 
 
 def ros_environment(index=0):
@@ -270,11 +297,17 @@ def measure(rate, seconds, warm_up, layout="separate", robot=ROBOT, mode="kinema
                    heights, warnings)
 
 
+def start_echo(environment, *ros_args):
+    """An echo process (humanoid_balance.bench.echo) in ``environment``, with ``ros_args`` (remaps)."""
+    return subprocess.Popen([sys.executable, "-m", "humanoid_balance.bench.echo", "--ros-args", *ros_args],
+                            env={**os.environ, **environment}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=die_with_parent)
+
+
 def ping_pong(count=PING_PONGS):
     """rclpy's floor on this machine: JointState round trips between this process and an echo process [s]."""
     environment = ros_environment()
-    echo = subprocess.Popen([sys.executable, "-m", "humanoid_balance.bench.echo"], env={**os.environ, **environment},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
+    echo = start_echo(environment)
     probe = LoopProbe(environment)
     try:
         return probe.ping_pong(count)
@@ -282,6 +315,45 @@ def ping_pong(count=PING_PONGS):
         probe.close()
         echo.terminate()
         echo.wait(10)
+
+
+def ring(rates=RING_RATES, seconds=RING_SECONDS, warm_up=RING_WARM_UP):
+    """rclpy's floor for the closed loop: for each rate [Hz], JointStates sent around the ring (see the module) for
+    ``seconds`` after ``warm_up`` [s]; rate → (achieved rate [Hz], latencies [s])."""
+    environment = ros_environment()
+    echoes = [start_echo(environment, "-r", f"__node:=dds_echo_{k}", "-r", f"ping:=ring_{k}",
+                         "-r", f"pong:=ring_{k + 1}") for k in range(len(SUITE))]
+    probe = LoopProbe(environment)
+    results = {}
+    try:
+        for rate in rates:
+            timer = probe.send_around_the_ring(rate)
+            if not probe.spin(START_TIMEOUT, [], "", lambda: probe.ring_returns):
+                raise RuntimeError(f"nothing came back around the ring of {len(echoes)} echo processes")
+            probe.spin(warm_up, [], "")
+            start = time.time_ns()
+            probe.spin(seconds, [], "")
+            end = time.time_ns()
+            probe.node.destroy_timer(timer)
+            probe.spin(DRAIN, [], "")
+            latencies = np.array([arrival - stamp for stamp, arrival in probe.ring_returns
+                                  if start <= arrival < end]) * 1e-9
+            results[rate] = (len(latencies) / ((end - start) * 1e-9), latencies)
+            probe.ring_returns.clear()
+    finally:
+        probe.close()
+        for echo in echoes:
+            echo.terminate()
+        for echo in echoes:
+            echo.wait(10)
+    return results
+
+
+def ring_row(rate, achieved, latencies):
+    p50, p99 = np.percentile(latencies, (50, 99)) * 1e3 if latencies.size else (float("nan"),) * 2
+    return Result(EXPERIMENT, f"rclpy floor: the loop's ring, {len(SUITE)} echo processes, no computation, at "
+                  f"{rate:.0f} Hz", "—", "reported",
+                  f"{achieved:.0f} Hz, latency p50 {p50:.2f} ms, p99 {p99:.2f} ms (n = {latencies.size})", None)
 
 
 def rows(loop):
@@ -320,6 +392,8 @@ def floor_row(round_trips):
 def run(smoke=False, robot=ROBOT):
     """The experiment's rows; ``smoke``: one short run at 500 Hz in separate processes (CI)."""
     floor = [floor_row(ping_pong(100 if smoke else PING_PONGS))]
+    rings = ring((SMOKE_RATE,), 1.0, 0.5) if smoke else ring()
+    floor += [ring_row(rate, achieved, latencies) for rate, (achieved, latencies) in rings.items()]
     if smoke:
         return floor + rows(measure(SMOKE_RATE, SMOKE_SECONDS, SMOKE_WARM_UP, SMOKE_LAYOUT, robot))
     return floor + [row for layout, rate in RUNS for row in rows(measure(rate, SECONDS, WARM_UP, layout, robot))]
