@@ -297,39 +297,42 @@ def measure(rate, seconds, warm_up, layout="separate", robot=ROBOT, mode="kinema
                    heights, warnings)
 
 
-def start_echo(environment, *ros_args):
-    """An echo process (humanoid_balance.bench.echo) in ``environment``, with ``ros_args`` (remaps)."""
-    return subprocess.Popen([sys.executable, "-m", "humanoid_balance.bench.echo", "--ros-args", *ros_args],
-                            env={**os.environ, **environment}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=die_with_parent)
+@contextlib.contextmanager
+def probe_with_echoes(*remaps):
+    """A LoopProbe in a DDS domain of its own, and one echo process (humanoid_balance.bench.echo) per entry of
+    ``remaps``, that echo's remap arguments; all stopped on exit."""
+    environment = ros_environment()
+    echoes = [subprocess.Popen([sys.executable, "-m", "humanoid_balance.bench.echo", "--ros-args", *arguments],
+                               env={**os.environ, **environment}, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, preexec_fn=die_with_parent) for arguments in remaps]
+    probe = LoopProbe(environment)
+    try:
+        yield probe
+    finally:
+        probe.close()
+        for echo in echoes:
+            echo.terminate()
+        for echo in echoes:
+            echo.wait(10)
 
 
 def ping_pong(count=PING_PONGS):
     """rclpy's floor on this machine: JointState round trips between this process and an echo process [s]."""
-    environment = ros_environment()
-    echo = start_echo(environment)
-    probe = LoopProbe(environment)
-    try:
+    with probe_with_echoes(()) as probe:
         return probe.ping_pong(count)
-    finally:
-        probe.close()
-        echo.terminate()
-        echo.wait(10)
 
 
 def ring(rates=RING_RATES, seconds=RING_SECONDS, warm_up=RING_WARM_UP):
     """rclpy's floor for the closed loop: for each rate [Hz], JointStates sent around the ring (see the module) for
     ``seconds`` after ``warm_up`` [s]; rate → (achieved rate [Hz], latencies [s])."""
-    environment = ros_environment()
-    echoes = [start_echo(environment, "-r", f"__node:=dds_echo_{k}", "-r", f"ping:=ring_{k}",
-                         "-r", f"pong:=ring_{k + 1}") for k in range(len(SUITE))]
-    probe = LoopProbe(environment)
+    links = [("-r", f"__node:=dds_echo_{k}", "-r", f"ping:=ring_{k}", "-r", f"pong:=ring_{k + 1}")
+             for k in range(len(SUITE))]
     results = {}
-    try:
+    with probe_with_echoes(*links) as probe:
         for rate in rates:
             timer = probe.send_around_the_ring(rate)
             if not probe.spin(START_TIMEOUT, [], "", lambda: probe.ring_returns):
-                raise RuntimeError(f"nothing came back around the ring of {len(echoes)} echo processes")
+                raise RuntimeError(f"nothing came back around the ring of {len(links)} echo processes")
             probe.spin(warm_up, [], "")
             start = time.time_ns()
             probe.spin(seconds, [], "")
@@ -340,12 +343,6 @@ def ring(rates=RING_RATES, seconds=RING_SECONDS, warm_up=RING_WARM_UP):
                                   if start <= arrival < end]) * 1e-9
             results[rate] = (len(latencies) / ((end - start) * 1e-9), latencies)
             probe.ring_returns.clear()
-    finally:
-        probe.close()
-        for echo in echoes:
-            echo.terminate()
-        for echo in echoes:
-            echo.wait(10)
     return results
 
 
