@@ -12,10 +12,10 @@ Joint impedance: the outputs' stiffness and damping (`impedance_stiffness`, `imp
 changeable at run time) become per-actuator gains through the loops (mapping/joint_impedance.py), bounded by
 `max_stiffness` and `max_damping` per actuator kind. Position drives of the robot's `drive_stiffness` and
 `drive_damping`: with `compliance_compensation` the position command is advanced by the drives' deflection under
-the command's effort and velocity (mapping/actuator_map.py), which a dynamic motion such as the VIIP jump needs. Near a singularity (cond(P·J_m) > max_condition) or when the
-outputs cannot be realised, the last safe command is held and reported; limits clamp and are counted. No
-balance/joint_command for `command_timeout`: the last safe posture is held with zero velocity and zero
-feed-forward effort, never a stale torque.
+the command's effort and velocity (mapping/actuator_map.py), which a dynamic motion such as the VIIP jump needs.
+Near a singularity (cond(P·J_m) > max_condition) or when the outputs cannot be realised, the last safe command is
+held and reported; limits clamp and are counted. No balance/joint_command for `command_timeout`: the last safe
+posture is held with zero velocity and zero feed-forward effort, never a stale torque.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
 not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
 """
