@@ -130,3 +130,20 @@ def test_output_velocity_map_reproduces_output_rates_and_closes_the_loops(robot_
     nu = T @ rates
     np.testing.assert_allclose(chain.constraint_jacobian(q) @ nu, 0.0, atol=1e-9)
     np.testing.assert_allclose(nu[robot.output_v], rates[robot.base_nv:], atol=1e-9)
+
+
+def test_loop_residuals_are_the_pose_of_frame_b_in_frame_a_loop_by_loop(robot_chain):
+    """Each loop's rows of e_l, by its name, against pinocchio's relative placement oMf[a]⁻¹ oMf[b] on the loop's own
+    axes (eq. 2), off the manifold, where every loop's error differs."""
+    robot, chain = robot_chain
+    rng = np.random.default_rng(4)
+    q = closed_configuration(robot, chain, rng)
+    q[robot.passive_q] += rng.normal(scale=0.05, size=len(robot.passive_q))
+    residual = chain.linearize(q).residual
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, q)
+    for loop in chain.loops:
+        a_M_b = data.oMf[robot.model.getFrameId(loop.frame_a)].actInv(data.oMf[robot.model.getFrameId(loop.frame_b)])
+        expected = np.concatenate([a_M_b.translation, pin.log3(a_M_b.rotation)])[list(loop.axis_indices)]
+        np.testing.assert_allclose(residual[chain.loop_slices[loop.name]], expected, atol=1e-15, err_msg=loop.name)
+        np.testing.assert_allclose(chain.residual(q)[chain.loop_slices[loop.name]], expected, atol=1e-15)

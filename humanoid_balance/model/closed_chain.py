@@ -19,6 +19,7 @@ import pinocchio as pin
 from scipy.linalg import lapack
 
 from humanoid_balance.model.errors import ClosureError, SingularConfigurationError
+from humanoid_balance.model.kinematics import frame_placement_rows
 
 __all__ = ["ClosedChain", "Linearization", "PassiveSolution"]
 
@@ -157,8 +158,6 @@ class ClosedChain:
                     self.relative_support[row, j.idx_v:j.idx_v + j.nv] += sign
         self.rows = np.concatenate([6 * i + np.array(loop.axis_indices, dtype=int)
                                     for i, loop in enumerate(loops)]) if loops else np.zeros(0, dtype=int)
-        self.rotation_loops = np.array([i for i, loop in enumerate(loops) if any(a >= 3 for a in loop.axis_indices)],
-                                       dtype=int)
         self.frame_ids = self.frame_a_ids + self.frame_b_ids
         self.row_support = self.relative_support[self.rows // 6]  # (m, nv): the mask of each row's loop
         self.loop_slices = {}
@@ -174,50 +173,44 @@ class ClosedChain:
         self.passive_joints, self.actuated_joints = robot.passive_v - b, robot.actuated_v - b
         self.output_joints, self.solved_joints = robot.output_v - b, self.solved_v - b
         self._linearized = (None, None)  # (q, Linearization) of the last linearize
-        self._placements = self._live_placements()
+        # Inside linearize the loops that constrain a rotation come first, so that slices, not index lists, pick
+        # them out; _error_rows takes the constrained rows back in the order of the loops.
+        order = sorted(range(len(loops)), key=lambda i: max(loops[i].axis_indices) < 3)
+        self._rotation_count = sum(max(loop.axis_indices) >= 3 for loop in loops)
+        self._frame_index = np.array([self.frame_a_ids[i] for i in order] + [self.frame_b_ids[i] for i in order],
+                                     dtype=int)
+        self._error_rows = np.argsort(order)[self.rows // 6] * 6 + self.rows % 6
+        self._placements = frame_placement_rows(self.data)
         self._W = np.zeros((len(loops), 6, 6))  # per loop: error rows ← world twist [v; ω] (filled per linearize)
 
     # -- kinematics ---------------------------------------------------------------------------------
-    def _live_placements(self):
-        """Rotation and translation arrays of every frame_a then frame_b that view ``self.data.oMf`` itself, so one
-        stacking after a kinematics pass reads them all (pinocchio hands out references to its own storage);
-        None if this pinocchio copies instead."""
-        oMf = self.data.oMf
-        rotations = [oMf[frame].rotation for frame in self.frame_ids]
-        translations = [oMf[frame].translation for frame in self.frame_ids]
-        if any(array.flags.owndata for array in rotations + translations):
-            return None
-        return rotations, translations
-
     def _frame_poses(self):
-        """Rotations (2L, 3, 3) and positions (2L, 3) of every frame_a, then every frame_b, after a kinematics
-        pass."""
+        """Rotations transposed (2L, 3, 3) and positions (2L, 3) of every frame_a, then every frame_b, the loops
+        that constrain a rotation first, after a kinematics pass."""
         if self._placements is not None:
-            rotations, translations = self._placements
-            return np.array(rotations), np.array(translations)
-        oMf = self.data.oMf
-        H = np.array([oMf[frame].homogeneous for frame in self.frame_ids])
-        return H[:, :3, :3], H[:, :3, 3]
+            rows = self._placements.take(self._frame_index, axis=0)
+            return rows[:, :9].reshape(-1, 3, 3), rows[:, 9:]
+        H = np.array([self.data.oMf[frame].homogeneous for frame in self.frame_ids])
+        return H[:, :3, :3].transpose(0, 2, 1), H[:, :3, 3]
 
-    def _loop_errors(self, R, p):
-        """Full 6-D errors [R_aᵀ(p_b − p_a); log3(R_aᵀ R_b)] of every loop (L, 6), R_aᵀ (L, 3, 3) and R_ab of the
-        rotation loops. The few rotation loops go one by one through pinocchio's log3: cheaper than numpy's
-        per-call overhead on a handful of 3×3 matrices."""
-        L = len(self.loops)
-        R_aT = R[:L].transpose(0, 2, 1)
+    def _loop_errors(self, R_T, p):
+        """Full 6-D errors [R_aᵀ(p_b − p_a); log3(R_aᵀ R_b)] of every loop (L, 6), the rotation loops first, and
+        their R_ab. The few rotation loops go one by one through pinocchio's log3: cheaper than numpy's per-call
+        overhead on a handful of 3×3 matrices."""
+        L, k = len(self.loops), self._rotation_count
         full = np.zeros((L, 6))
-        full[:, :3] = (R_aT @ (p[L:] - p[:L])[:, :, None])[:, :, 0]
-        R_ab = R_aT[self.rotation_loops] @ R[L + self.rotation_loops]
-        for loop, rotation in zip(self.rotation_loops, R_ab):
+        full[:, :3] = np.einsum("lij,lj->li", R_T[:L], p[L:] - p[:L])
+        R_ab = R_T[:k] @ R_T[L:L + k].transpose(0, 2, 1)
+        for loop, rotation in enumerate(R_ab):
             full[loop, 3:] = pin.log3(rotation)
-        return full, R_aT, R_ab
+        return full, R_ab
 
     def residual(self, q):
         """e_l(θ) (eq. 2): stacked constrained components of the pose of frame_b in frame_a [m, rad]."""
         if not self.loops:
             return np.zeros(0)
         pin.framesForwardKinematics(self.model, self.data, q)
-        return self._loop_errors(*self._frame_poses())[0].reshape(-1)[self.rows]
+        return self._loop_errors(*self._frame_poses())[0].reshape(-1).take(self._error_rows)
 
     def loop_residual_norms(self, residual):
         """‖e_l‖ of each loop, by name — for diagnostics and error messages."""
@@ -234,26 +227,27 @@ class ClosedChain:
         converging quadratically. All rows come out of one product: J_l = (W J) ⊙ s, W (m, 6).
         """
         last_q, last = self._linearized
-        if last_q is not None and np.array_equal(q, last_q):
+        if last_q is not None and last_q.tobytes() == np.asarray(q, dtype=float).tobytes():
             return last
         if not self.loops:
             linearization = Linearization(self, np.zeros(0), np.zeros((0, self.model.nv)))
         else:
             pin.computeJointJacobians(self.model, self.data, q)  # world-frame joint Jacobians + placements
             pin.updateFramePlacements(self.model, self.data)
-            R, p = self._frame_poses()
-            full, R_aT, R_ab = self._loop_errors(R, p)
-            L, W = len(self.loops), self._W
+            R_T, p = self._frame_poses()
+            full, R_ab = self._loop_errors(R_T, p)
+            L, k, W = len(self.loops), self._rotation_count, self._W
+            R_aT = R_T[:L]
             W[:, :3, :3] = R_aT
             W[:, :3, 3:] = R_aT @ (p[L:] @ NEGATIVE_SKEW).reshape(L, 3, 3)
             W[:, 3:, 3:] = R_aT
-            rotation = self.rotation_loops
-            W[rotation, 3:, 3:] = R[L + rotation].transpose(0, 2, 1)  # R_bᵀ
-            if np.abs(full[rotation, 3:]).max(initial=0.0) >= 1e-8:  # off the manifold: Jlog3(R_ab) R_bᵀ
-                for loop, R_ab_loop in zip(rotation, R_ab):   # (Jlog3 = I + O(θ): below 1e-8 rad the identity is exact
+            W[:k, 3:, 3:] = R_T[L:L + k]  # R_bᵀ
+            if np.abs(full[:k, 3:]).max(initial=0.0) >= 1e-8:  # off the manifold: Jlog3(R_ab) R_bᵀ
+                for loop, R_ab_loop in enumerate(R_ab):  # (Jlog3 = I + O(θ): below 1e-8 rad the identity is exact
                     W[loop, 3:, 3:] = pin.Jlog3(R_ab_loop) @ W[loop, 3:, 3:]  # to the Jacobian's own precision)
-            J_l = (W.reshape(-1, 6)[self.rows] @ self.data.J) * self.row_support  # (m, nv)
-            linearization = Linearization(self, full.reshape(-1)[self.rows], J_l)
+            J_l = W.reshape(-1, 6).take(self._error_rows, axis=0) @ self.data.J
+            J_l *= self.row_support  # (m, nv)
+            linearization = Linearization(self, full.reshape(-1).take(self._error_rows), J_l)
         self._linearized = (np.array(q, dtype=float), linearization)
         return linearization
 

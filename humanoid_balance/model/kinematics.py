@@ -7,7 +7,28 @@ becomes J T in output coordinates. Units: m, rad, s.
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["WholeBodyKinematics"]
+__all__ = ["WholeBodyKinematics", "frame_placement_rows"]
+
+SE3_DOUBLES = 12  # a pinocchio SE3 in memory: its rotation column by column, then its translation
+
+
+def frame_placement_rows(data):
+    """Every frame's world placement, one row each, as a read-only (nframes, 12) view of ``data.oMf`` itself: row
+    [:9] reshaped (3, 3) is the rotation transposed (pinocchio stores it column by column), row [9:] the translation.
+    A kinematics pass updates the view; one ``take`` then reads any set of frames, where reading them one by one
+    costs a Python call each. None when this pinocchio does not keep the placements in one contiguous array (each
+    frame's address is checked)."""
+    oMf = data.oMf
+    item = np.dtype(float).itemsize
+    start = oMf[0].rotation.__array_interface__["data"][0]
+    for frame, placement in enumerate(oMf):
+        rotation, translation = placement.rotation.__array_interface__, placement.translation.__array_interface__
+        if (rotation["data"][0] != start + frame * SE3_DOUBLES * item or rotation["strides"] != (item, 3 * item)
+                or translation["data"][0] != start + (frame * SE3_DOUBLES + 9) * item
+                or translation["strides"] not in (None, (item,))):
+            return None
+    return np.lib.stride_tricks.as_strided(oMf[0].rotation, shape=(len(oMf), SE3_DOUBLES),
+                                           strides=(SE3_DOUBLES * item, item), writeable=False)
 
 
 class WholeBodyKinematics:
