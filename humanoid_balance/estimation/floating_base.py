@@ -29,6 +29,8 @@ from typing import NamedTuple
 import numpy as np
 import pinocchio as pin
 
+from humanoid_balance.model.kinematics import FramePlacements
+
 __all__ = ["BaseEstimate", "FloatingBaseEstimator"]
 
 GRAVITY = np.array([0.0, 0.0, -9.81])  # m/s²
@@ -69,7 +71,8 @@ class FloatingBaseEstimator:
         self.foot_ids = [robot.frame_id(name) for name in self.feet]
         self.R_base_imu = robot.mounting_rotation(imu_frame or robot.root_link)  # fixed mounting
         self.imu_Q_base = pin.Quaternion(self.R_base_imu.T)
-        self.foot_positions = [self.data.oMf[frame].translation for frame in self.foot_ids]  # views: see update
+        self.foot_placements = FramePlacements(self.data, self.foot_ids)
+        self.equal_weights = np.ones(len(self.feet))
         self.contact_height = contact_height
         self.anchored = np.zeros(len(self.feet), dtype=bool)  # feet carrying the base
         self.anchors = np.zeros((len(self.feet), 3))          # their world positions [m]
@@ -85,12 +88,11 @@ class FloatingBaseEstimator:
     def _feet_kinematics(self, q, v):
         """Sole positions in the base frame (feet, 3) and their velocities (feet, 3) [m, m/s]."""
         model, data = self.model, self.data
-        pin.computeJointJacobians(model, data, q)
+        pin.forwardKinematics(model, data, q, v)
         pin.updateFramePlacements(model, data)
-        J = np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL_WORLD_ALIGNED)[:3]
-                       for frame in self.foot_ids])
-        # pinocchio hands out its own storage: the translations read now are those just computed
-        return np.array(self.foot_positions), (J @ v).reshape(-1, 3)
+        rates = np.array([pin.getFrameVelocity(model, data, frame, pin.LOCAL_WORLD_ALIGNED).linear
+                          for frame in self.foot_ids])
+        return self.foot_placements.read()[1], rates
 
     def _from_anchors(self, feet_offset, feet_rate, omega_world, R, weights):
         w = weights * self.anchored
@@ -127,8 +129,7 @@ class FloatingBaseEstimator:
             weights: optional positive weights per foot (e.g. normal forces [N]).
             specific_force: the accelerometer's reading, IMU frame, mean over dt [m/s²]; None: kinematics only.
         """
-        x, y, z, w = imu_quaternion_xyzw
-        world_Q_imu = pin.Quaternion(w, x, y, z)
+        world_Q_imu = pin.Quaternion(np.asarray(imu_quaternion_xyzw, dtype=float))  # coefficients x, y, z, w
         world_Q_imu.normalize()
         world_Q_base = world_Q_imu * self.imu_Q_base
         R = world_Q_base.toRotationMatrix()
@@ -141,7 +142,7 @@ class FloatingBaseEstimator:
             contacts = heights - heights.min() < self.contact_height
         contacts = np.asarray(contacts, dtype=bool)
         self.anchored &= contacts
-        w = np.ones(len(self.feet)) if weights is None else np.maximum(np.asarray(weights, float), 1e-9)
+        w = self.equal_weights if weights is None else np.maximum(np.asarray(weights, float), 1e-9)
         if self.position is None:  # start with the lowest sole on the ground plane z = 0, under the origin
             self.position = np.array([0.0, 0.0, -feet_offset[:, 2].min()])
         elif specific_force is not None:

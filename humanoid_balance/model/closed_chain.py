@@ -19,7 +19,7 @@ import pinocchio as pin
 from scipy.linalg import lapack
 
 from humanoid_balance.model.errors import ClosureError, SingularConfigurationError
-from humanoid_balance.model.kinematics import frame_placement_rows
+from humanoid_balance.model.kinematics import FramePlacements
 
 __all__ = ["ClosedChain", "Linearization", "PassiveSolution"]
 
@@ -158,7 +158,6 @@ class ClosedChain:
                     self.relative_support[row, j.idx_v:j.idx_v + j.nv] += sign
         self.rows = np.concatenate([6 * i + np.array(loop.axis_indices, dtype=int)
                                     for i, loop in enumerate(loops)]) if loops else np.zeros(0, dtype=int)
-        self.frame_ids = self.frame_a_ids + self.frame_b_ids
         self.row_support = self.relative_support[self.rows // 6]  # (m, nv): the mask of each row's loop
         self.loop_slices = {}
         start = 0
@@ -177,22 +176,12 @@ class ClosedChain:
         # them out; _error_rows takes the constrained rows back in the order of the loops.
         order = sorted(range(len(loops)), key=lambda i: max(loops[i].axis_indices) < 3)
         self._rotation_count = sum(max(loop.axis_indices) >= 3 for loop in loops)
-        self._frame_index = np.array([self.frame_a_ids[i] for i in order] + [self.frame_b_ids[i] for i in order],
-                                     dtype=int)
+        self._frames = FramePlacements(self.data, [self.frame_a_ids[i] for i in order]
+                                       + [self.frame_b_ids[i] for i in order])
         self._error_rows = np.argsort(order)[self.rows // 6] * 6 + self.rows % 6
-        self._placements = frame_placement_rows(self.data)
         self._W = np.zeros((len(loops), 6, 6))  # per loop: error rows ← world twist [v; ω] (filled per linearize)
 
     # -- kinematics ---------------------------------------------------------------------------------
-    def _frame_poses(self):
-        """Rotations transposed (2L, 3, 3) and positions (2L, 3) of every frame_a, then every frame_b, the loops
-        that constrain a rotation first, after a kinematics pass."""
-        if self._placements is not None:
-            rows = self._placements.take(self._frame_index, axis=0)
-            return rows[:, :9].reshape(-1, 3, 3), rows[:, 9:]
-        H = np.array([self.data.oMf[frame].homogeneous for frame in self.frame_ids])
-        return H[:, :3, :3].transpose(0, 2, 1), H[:, :3, 3]
-
     def _loop_errors(self, R_T, p):
         """Full 6-D errors [R_aᵀ(p_b − p_a); log3(R_aᵀ R_b)] of every loop (L, 6), the rotation loops first, and
         their R_ab. The few rotation loops go one by one through pinocchio's log3: cheaper than numpy's per-call
@@ -210,7 +199,7 @@ class ClosedChain:
         if not self.loops:
             return np.zeros(0)
         pin.framesForwardKinematics(self.model, self.data, q)
-        return self._loop_errors(*self._frame_poses())[0].reshape(-1).take(self._error_rows)
+        return self._loop_errors(*self._frames.read())[0].reshape(-1).take(self._error_rows)
 
     def loop_residual_norms(self, residual):
         """‖e_l‖ of each loop, by name — for diagnostics and error messages."""
@@ -234,7 +223,7 @@ class ClosedChain:
         else:
             pin.computeJointJacobians(self.model, self.data, q)  # world-frame joint Jacobians + placements
             pin.updateFramePlacements(self.model, self.data)
-            R_T, p = self._frame_poses()
+            R_T, p = self._frames.read()  # every frame_a, then every frame_b, the rotation loops first
             full, R_ab = self._loop_errors(R_T, p)
             L, k, W = len(self.loops), self._rotation_count, self._W
             R_aT = R_T[:L]

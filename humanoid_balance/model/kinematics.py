@@ -7,7 +7,7 @@ becomes J T in output coordinates. Units: m, rad, s.
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["WholeBodyKinematics", "frame_placement_rows"]
+__all__ = ["WholeBodyKinematics", "FramePlacements", "frame_placement_rows"]
 
 SE3_DOUBLES = 12  # a pinocchio SE3 in memory: its rotation column by column, then its translation
 
@@ -30,6 +30,24 @@ def frame_placement_rows(data):
     return np.lib.stride_tricks.as_strided(oMf[0].rotation, shape=(len(oMf), SE3_DOUBLES),
                                            strides=(SE3_DOUBLES * item, item), writeable=False)
 
+
+
+class FramePlacements:
+    """The world placements of a fixed set of frames after each kinematics pass on ``data``: one ``take`` from
+    :func:`frame_placement_rows`, or one frame at a time where this pinocchio does not allow that."""
+
+    def __init__(self, data, frame_ids):
+        self.data = data
+        self.frame_ids = np.array(frame_ids, dtype=int)
+        self.rows = frame_placement_rows(data)
+
+    def read(self):
+        """Rotations transposed (k, 3, 3) and translations (k, 3) of the frames, in the world [m]."""
+        if self.rows is not None:
+            rows = self.rows.take(self.frame_ids, axis=0)
+            return rows[:, :9].reshape(-1, 3, 3), rows[:, 9:]
+        H = np.array([self.data.oMf[frame].homogeneous for frame in self.frame_ids])
+        return H[:, :3, :3].transpose(0, 2, 1), H[:, :3, 3]
 
 class WholeBodyKinematics:
     """Kinematics of a floating-base :class:`~humanoid_balance.model.closed_chain.ClosedChain`'s robot at the last
