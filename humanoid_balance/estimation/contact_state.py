@@ -144,8 +144,8 @@ class ContactEstimator:
 
         known_feet = [foot for foot in feet if foot.wrench is not None]
         touching = [foot for foot in feet if foot.state == CONTACT]
-        ground = (float(np.mean([foot.sole_placement.translation[2] for foot in (touching or known_feet)]))
-                  if known_feet else 0.0)
+        heights = [foot.sole_placement.translation[2] for foot in (touching or known_feet)]
+        ground = float(sum(heights) / len(heights)) if heights else 0.0
         world_wrenches = [foot.sole_placement.act(pin.Force(foot.wrench)).vector for foot in known_feet]
         zmp = zero_moment_point(world_wrenches, ground, self.min_cop_force) if known_feet else None
         normal = float(sum(w[2] for w in world_wrenches))

@@ -42,8 +42,11 @@ def _lu(matrix, name):
     return lu, pivots
 
 
-def _lu_solve(factors, rhs):
-    return lapack.dgetrs(*factors, rhs)[0] if len(rhs) else np.zeros(np.shape(rhs))  # (a serial robot: no rows)
+def _lu_solve(factors, rhs, transposed=False):
+    """A⁻¹ rhs, or A⁻ᵀ rhs, from the LU factors of A."""
+    if not len(rhs):
+        return np.zeros(np.shape(rhs))  # (a serial robot: no rows)
+    return lapack.dgetrs(*factors, rhs, trans=int(transposed))[0]
 
 
 class Linearization:
@@ -80,6 +83,10 @@ class Linearization:
     def solve_passive(self, rhs):
         """J_l,u⁻¹ rhs: passive joint quantities from loop-row ones."""
         return _lu_solve(self._J_lu_factors, rhs)
+
+    def solve_passive_transposed(self, rhs):
+        """J_l,u⁻ᵀ rhs: loop-row quantities from passive-joint ones (forces and torques go this way, eq. 23)."""
+        return _lu_solve(self._J_lu_factors, rhs, transposed=True)
 
     def solve_solved(self, rhs):
         """J_l,s⁻¹ rhs: quantities of the joints that are not outputs from loop-row ones."""
