@@ -22,9 +22,11 @@ T = ∂ν/∂ν_o (ClosedChain.output_velocity_map), so the linkages' masses cou
 from typing import NamedTuple
 
 import numpy as np
+from scipy.linalg import lapack
 
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.kinematics import WholeBodyKinematics
+from humanoid_balance.model.projected_dynamics import least_squares
 
 __all__ = ["Section", "EmbeddedMotionResolver", "Resolution", "damped_pseudo_inverse", "BASE", "C_BUSY", "J_BUSY",
            "IDLE"]
@@ -48,7 +50,9 @@ def damped_pseudo_inverse(J, threshold=0.02, max_damping=0.05):
     """J⁺ (eq. 7), damped only near a singularity: λ² = λ_max² (1 − (σ_min/ε)²) when σ_min < ε, else the exact
     Moore–Penrose inverse (Maciejewski–Klein adaptive damping), so a limb passing a singular posture gets a
     bounded, slightly inexact motion instead of an exploding one."""
-    U, sigma, Vt = np.linalg.svd(J, full_matrices=False)
+    U, sigma, Vt, info = lapack.dgesdd(J, full_matrices=0)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"dgesdd: the SVD did not converge (info {info})")
     smallest = sigma[-1]
     damping2 = max_damping ** 2 * (1.0 - (smallest / threshold) ** 2) if smallest < threshold else 0.0
     return (Vt.T * (sigma / (sigma ** 2 + damping2))) @ U.T
@@ -123,7 +127,10 @@ class EmbeddedMotionResolver:
         base = self.base_section.name
         base_joints = len(self.columns[base])
         B_1, J_1 = section_jacobian(base)
-        K = -np.linalg.solve(B_1, J_1)                           # ν_b = K q̇_1 (eq. 11)
+        *_, K, info = lapack.dgesv(B_1, J_1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"the support section's base Jacobian B_1 is singular (dgesv info {info})")
+        K = -K                                                   # ν_b = K q̇_1 (eq. 11)
         J_emb = J_com[:, :6] @ K
         J_emb[:, :base_joints] += J_com[:, self.columns[base]]
         c_emb = np.array(com_velocity, dtype=float)
@@ -141,7 +148,7 @@ class EmbeddedMotionResolver:
                 c_emb -= J_com[:, columns] @ np.asarray(joint_rates[name], dtype=float)
 
         task = np.vstack([J_emb, R_base @ K[3:]])                # (6, n_1): CoM and base attitude (eq. 16)
-        q_dot_1 = np.linalg.lstsq(task, np.concatenate([c_emb, base_angular_velocity]), rcond=None)[0]
+        q_dot_1 = least_squares(task, np.concatenate([c_emb, base_angular_velocity]), rcond=1e-12)
         nu = np.zeros(T.shape[1])
         nu[:6] = K @ q_dot_1
         nu[self.columns[base]] = q_dot_1[:base_joints]
