@@ -16,10 +16,10 @@ from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
-from scipy.linalg import lapack
 
 from humanoid_balance.model.errors import ClosureError, SingularConfigurationError
 from humanoid_balance.model.kinematics import FramePlacements
+from humanoid_balance.model.loop_lu import LoopLU
 
 __all__ = ["ClosedChain", "Linearization", "PassiveSolution"]
 
@@ -30,23 +30,6 @@ NEGATIVE_SKEW = -np.array([[[0, 0, 0], [0, 0, -1], [0, 1, 0]],
                            [[0, 0, 1], [0, 0, 0], [-1, 0, 0]],
                            [[0, -1, 0], [1, 0, 0], [0, 0, 0]]], dtype=float).reshape(3, 9)
 """p @ NEGATIVE_SKEW, reshaped (3, 3), is −[p]× for each row p: one product for every loop."""
-
-
-def _lu(matrix, name):
-    """LAPACK LU factors of a square matrix; SingularConfigurationError naming it when a pivot vanishes."""
-    if not len(matrix):
-        return matrix, np.zeros(0, dtype=np.int32)
-    lu, pivots, info = lapack.dgetrf(matrix)
-    if info > 0:
-        raise SingularConfigurationError(f"closed-chain singularity: {name} is singular", float("inf"), float("inf"))
-    return lu, pivots
-
-
-def _lu_solve(factors, rhs, transposed=False):
-    """A⁻¹ rhs, or A⁻ᵀ rhs, from the LU factors of A."""
-    if not len(rhs):
-        return np.zeros(np.shape(rhs))  # (a serial robot: no rows)
-    return lapack.dgetrs(*factors, rhs, trans=int(transposed))[0]
 
 
 class Linearization:
@@ -74,23 +57,23 @@ class Linearization:
 
     @cached_property
     def _J_lu_factors(self):
-        return _lu(self.J_lu, "J_l,u")
+        return self.chain.passive_lu.factor(self.J_l)
 
     @cached_property
     def _J_ls_factors(self):
-        return _lu(self.J_l[:, self.chain.solved_v], "J_l,s (the outputs as coordinates)")
+        return self.chain.solved_lu.factor(self.J_l)
 
     def solve_passive(self, rhs):
         """J_l,u⁻¹ rhs: passive joint quantities from loop-row ones."""
-        return _lu_solve(self._J_lu_factors, rhs)
+        return self.chain.passive_lu.solve(self._J_lu_factors, rhs)
 
     def solve_passive_transposed(self, rhs):
         """J_l,u⁻ᵀ rhs: loop-row quantities from passive-joint ones (forces and torques go this way, eq. 23)."""
-        return _lu_solve(self._J_lu_factors, rhs, transposed=True)
+        return self.chain.passive_lu.solve(self._J_lu_factors, rhs, transposed=True)
 
     def solve_solved(self, rhs):
         """J_l,s⁻¹ rhs: quantities of the joints that are not outputs from loop-row ones."""
-        return _lu_solve(self._J_ls_factors, rhs)
+        return self.chain.solved_lu.solve(self._J_ls_factors, rhs)
 
     @cached_property
     def J_m(self):
@@ -178,6 +161,8 @@ class ClosedChain:
         self.solved_v = np.array([v for v in range(b, robot.nv) if v not in outputs], dtype=int)
         self.passive_joints, self.actuated_joints = robot.passive_v - b, robot.actuated_v - b
         self.output_joints, self.solved_joints = robot.output_v - b, self.solved_v - b
+        self.passive_lu = LoopLU(self.row_support, robot.passive_v, "J_l,u")
+        self.solved_lu = LoopLU(self.row_support, self.solved_v, "J_l,s (the outputs as coordinates)")
         self._linearized = (None, None)  # (q, Linearization) of the last linearize
         # Inside linearize the loops that constrain a rotation come first, so that slices, not index lists, pick
         # them out; _error_rows takes the constrained rows back in the order of the loops.

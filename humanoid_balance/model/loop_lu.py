@@ -1,0 +1,94 @@
+"""LU factors of the square blocks of the loop-closure Jacobian, J_l,u and J_l,s (Kangaroo eqs. 7 and 22).
+
+Loops of different limbs share no joint, so J_l,u and J_l,s are block diagonal up to an ordering of their rows and
+columns: on kangaroo_like, J_l,u (70 × 70) is six blocks of at most 20 and J_l,s twelve of at most 8. Which entries
+can be non-zero is fixed by the tree (a row's joints are those that move one of its loop's frames but not both), so
+the ordering that puts the blocks on the diagonal is found once. In that order the matrix is a band of the largest
+block's width, and LAPACK's band LU (dgbtrf, with partial pivoting) costs a fraction of the dense one (dgetrf).
+Where the band is not much narrower than the matrix (one large loop system) the dense LU is used.
+"""
+import numpy as np
+from scipy.linalg import lapack
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from humanoid_balance.model.errors import SingularConfigurationError
+
+__all__ = ["LoopLU"]
+
+BAND_FRACTION = 0.5
+"""The band LU is used when kl + ku + 1 is below this fraction of the matrix's size."""
+
+
+def _block_order(pattern):
+    """Rows and columns of a structurally square ``pattern`` (m, m) ordered block by block, or None when a block is
+    not square (the matrix is then structurally singular, and the dense LU reports it)."""
+    m = len(pattern)
+    graph = csr_matrix(np.block([[np.zeros((m, m), bool), pattern], [pattern.T, np.zeros((m, m), bool)]]))
+    count, labels = connected_components(graph, directed=False)
+    rows = [np.flatnonzero(labels[:m] == block) for block in range(count)]
+    columns = [np.flatnonzero(labels[m:] == block) for block in range(count)]
+    if any(len(r) != len(c) for r, c in zip(rows, columns)):
+        return None
+    return np.concatenate(rows), np.concatenate(columns)
+
+
+class LoopLU:
+    """Factorises J_l[:, columns] (m × m) at every linearization and solves with the factors.
+
+    Args:
+        support: (m, nv) the rows' structural pattern (non-zero where an entry of J_l can be).
+        columns: the m columns of J_l that make the square block.
+        name: the block's name in error messages (e.g. "J_l,u").
+    """
+
+    def __init__(self, support, columns, name):
+        self.columns = np.asarray(columns, dtype=int)
+        self.name = name
+        m, nv = support.shape
+        pattern = support[:, self.columns] != 0
+        order = _block_order(pattern) if m else None
+        self.band = None
+        if order is not None:
+            self.rows, self.ordered_columns = order
+            i, j = np.nonzero(pattern[self.rows][:, self.ordered_columns])
+            kl, ku = int(max((i - j).max(), 0)), int(max((j - i).max(), 0))
+            if kl + ku + 1 < BAND_FRACTION * m:
+                self.band = (kl, ku)
+                storage = (2 * kl + ku + 1, m)  # dgbtrf's band storage, kl rows left for the fill-in of pivoting
+                self._source = np.ravel_multi_index((self.rows[i], self.columns[self.ordered_columns[j]]), (m, nv))
+                self._target = np.ravel_multi_index((kl + ku + i - j, j), storage, order="F")
+                self._storage = storage
+
+    def factor(self, J_l):
+        """The LU factors of J_l[:, columns] (J_l: (m, nv) at one configuration).
+
+        Raises:
+            SingularConfigurationError: the block is singular (a closed-chain singularity).
+        """
+        if not len(J_l):
+            return None
+        if self.band is None:
+            lu, pivots, info = lapack.dgetrf(J_l[:, self.columns])
+        else:
+            band = np.zeros(self._storage, order="F")
+            band.ravel(order="F")[self._target] = J_l.ravel().take(self._source)
+            lu, pivots, info = lapack.dgbtrf(band, *self.band, overwrite_ab=1)
+        if info > 0:
+            raise SingularConfigurationError(f"closed-chain singularity: {self.name} is singular", float("inf"),
+                                             float("inf"))
+        return lu, pivots
+
+    def solve(self, factors, rhs, transposed=False):
+        """A⁻¹ rhs, or A⁻ᵀ rhs with ``transposed``, A = J_l[:, columns] of the factors; rhs (m,) or (m, k)."""
+        rhs = np.asarray(rhs, dtype=float)
+        if factors is None:
+            return np.zeros(rhs.shape)  # a serial robot: no loop rows
+        if self.band is None:
+            return lapack.dgetrs(*factors, rhs, trans=int(transposed))[0]
+        # A = Pᵀ B Qᵀ with B the banded block (rows P, columns Q): A x = b ⇔ B (Qᵀx) = P b, Aᵀ x = b ⇔ Bᵀ (P x) = Qᵀ b
+        into, out_of = (self.ordered_columns, self.rows) if transposed else (self.rows, self.ordered_columns)
+        solution = lapack.dgbtrs(factors[0], *self.band, rhs[into], factors[1], trans=int(transposed))[0]
+        result = np.empty_like(solution)
+        result[out_of] = solution
+        return result
