@@ -3,14 +3,14 @@
 Loops of different limbs share no joint, so J_l,u and J_l,s are block diagonal up to an ordering of their rows and
 columns: on kangaroo_like, J_l,u (70 × 70) is six blocks of at most 20 and J_l,s twelve of at most 8. Which entries
 can be non-zero is fixed by the tree (a row's joints are those that move one of its loop's frames but not both), so
-the ordering that puts the blocks on the diagonal is found once. In that order the matrix is a band of the largest
-block's width, and LAPACK's band LU (dgbtrf, with partial pivoting) costs a fraction of the dense one (dgetrf).
-Where the band is not much narrower than the matrix (one large loop system) the dense LU is used.
+an ordering that gathers them near the diagonal is found once (reverse Cuthill–McKee): J_l,u becomes a band 20
+wide, J_l,s one 11 wide, and LAPACK's band LU (dgbtrf, with partial pivoting) costs a fraction of the dense one
+(dgetrf). Where the band is not much narrower than the matrix (one large loop system) the dense LU is used.
 """
 import numpy as np
 from scipy.linalg import lapack
 from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from humanoid_balance.model.errors import SingularConfigurationError
 
@@ -20,17 +20,14 @@ BAND_FRACTION = 0.5
 """The band LU is used when kl + ku + 1 is below this fraction of the matrix's size."""
 
 
-def _block_order(pattern):
-    """Rows and columns of a structurally square ``pattern`` (m, m) ordered block by block, or None when a block is
-    not square (the matrix is then structurally singular, and the dense LU reports it)."""
+def _band_order(pattern):
+    """Rows and columns of ``pattern`` (m, m) in the order that brings its non-zeros near the diagonal: reverse
+    Cuthill–McKee on the graph of rows and columns joined by the non-zeros (each limb's loops are one component of
+    it, so its blocks come out one after the other, each itself banded)."""
     m = len(pattern)
     graph = csr_matrix(np.block([[np.zeros((m, m), bool), pattern], [pattern.T, np.zeros((m, m), bool)]]))
-    count, labels = connected_components(graph, directed=False)
-    rows = [np.flatnonzero(labels[:m] == block) for block in range(count)]
-    columns = [np.flatnonzero(labels[m:] == block) for block in range(count)]
-    if any(len(r) != len(c) for r, c in zip(rows, columns)):
-        return None
-    return np.concatenate(rows), np.concatenate(columns)
+    order = reverse_cuthill_mckee(graph, symmetric_mode=True)
+    return order[order < m], order[order >= m] - m
 
 
 class LoopLU:
@@ -47,10 +44,9 @@ class LoopLU:
         self.name = name
         m, nv = support.shape
         pattern = support[:, self.columns] != 0
-        order = _block_order(pattern) if m else None
         self.band = None
-        if order is not None:
-            self.rows, self.ordered_columns = order
+        if pattern.any():
+            self.rows, self.ordered_columns = _band_order(pattern)
             i, j = np.nonzero(pattern[self.rows][:, self.ordered_columns])
             kl, ku = int(max((i - j).max(), 0)), int(max((j - i).max(), 0))
             if kl + ku + 1 < BAND_FRACTION * m:
