@@ -1,4 +1,5 @@
-"""Whole-body kinematics of one configuration, computed once and shared by everything a control tick asks of it.
+"""Whole-body kinematics of one configuration, computed once and shared by everything a control tick asks of it, and
+the placements of chosen frames read from pinocchio's storage in one go.
 
 Frame placements, frame Jacobians and the CoM Jacobian of the floating-base tree (pinocchio), and the projection
 T = ∂ν/∂ν_o onto the serial-equivalent outputs of the closed chain (Kangaroo eqs. 7, 22), so that a tree Jacobian J
@@ -31,7 +32,6 @@ def frame_placement_rows(data):
                                            strides=(SE3_DOUBLES * item, item), writeable=False)
 
 
-
 class FramePlacements:
     """The world placements of a fixed set of frames after each kinematics pass on ``data``: one ``take`` from
     :func:`frame_placement_rows`, or one frame at a time where this pinocchio does not allow that."""
@@ -48,6 +48,7 @@ class FramePlacements:
             return rows[:, :9].reshape(-1, 3, 3), rows[:, 9:]
         H = np.array([self.data.oMf[frame].homogeneous for frame in self.frame_ids])
         return H[:, :3, :3].transpose(0, 2, 1), H[:, :3, 3]
+
 
 class WholeBodyKinematics:
     """Kinematics of a floating-base :class:`~humanoid_balance.model.closed_chain.ClosedChain`'s robot at the last
