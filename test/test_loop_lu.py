@@ -38,3 +38,25 @@ def test_a_singular_block_is_reported_by_name():
     J = np.kron(np.eye(4), np.array([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 1.0]]))  # rank-deficient blocks
     with pytest.raises(SingularConfigurationError, match="J_test is singular"):
         lu.factor(J)
+
+
+@pytest.mark.parametrize("name", ["crank_slider", "kangaroo_like", "mahru"])
+def test_grouped_sensitivities_match_one_solve_per_column(name):
+    """J_l,s⁻¹ J_l,o, J_l,s⁻¹ e_l and J_l,u⁻¹ J_l,a with the columns on disjoint blocks summed (three right-hand sides
+    on kangaroo_like), against numpy's solve of every column; a serial robot has no rows."""
+    robot, chain = load(name)
+    rng = np.random.default_rng(8)
+    q = closed_configuration(robot, chain, rng) if chain.m else robot.reference_q
+    if chain.m:
+        q[robot.passive_q] += rng.normal(scale=0.05, size=len(robot.passive_q))
+    lin = chain.linearize(q)
+    for grouped, lu, columns in ((chain.output_columns, chain.solved_lu, robot.output_v),
+                                 (chain.actuated_columns, chain.passive_lu, robot.actuated_v)):
+        sensitivities, step = grouped.solve(lu.factor(lin.J_l), lin.J_l, lin.residual)
+        A = lin.J_l[:, lu.columns]
+        expected = np.linalg.solve(A, np.column_stack([lin.J_l[:, columns], lin.residual])) if chain.m else \
+            np.zeros((0, len(columns) + 1))
+        np.testing.assert_allclose(sensitivities, expected[:, :-1], rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(step, expected[:, -1], rtol=1e-9, atol=1e-11)
+    if name == "kangaroo_like":
+        assert chain.output_columns.summing.shape[1] == 3 and chain.actuated_columns.summing.shape[1] == 3

@@ -19,7 +19,7 @@ import pinocchio as pin
 
 from humanoid_balance.model.errors import ClosureError, SingularConfigurationError
 from humanoid_balance.model.kinematics import FramePlacements
-from humanoid_balance.model.loop_lu import LoopLU
+from humanoid_balance.model.loop_lu import GroupedColumns, LoopLU
 
 __all__ = ["ClosedChain", "Linearization", "PassiveSolution"]
 
@@ -78,7 +78,7 @@ class Linearization:
     @cached_property
     def J_m(self):
         """J_m = −J_l,u⁻¹ J_l,a (eq. 7): passive velocities from actuated ones (m, n_a)."""
-        return -self.solve_passive(self.J_la)
+        return -self.chain.actuated_columns.solve(self._J_lu_factors, self.J_l)[0]
 
     @cached_property
     def joint_velocity_map(self):
@@ -91,9 +91,9 @@ class Linearization:
 
     @cached_property
     def _solved_columns(self):
-        """J_l,s⁻¹ [J_l,o, e_l]: the output sensitivities and the outputs-fixed Newton step in one back-substitution."""
-        chain = self.chain
-        return self.solve_solved(np.column_stack([self.J_l[:, chain.robot.output_v], self.residual]))
+        """J_l,s⁻¹ J_l,o and J_l,s⁻¹ e_l: the output sensitivities and the outputs-fixed Newton step in one
+        back-substitution."""
+        return self.chain.output_columns.solve(self._J_ls_factors, self.J_l, self.residual)
 
     @cached_property
     def output_map(self):
@@ -102,14 +102,14 @@ class Linearization:
         chain = self.chain
         T = np.zeros((chain.n_joints, len(chain.output_joints)))
         T[chain.output_joints, np.arange(len(chain.output_joints))] = 1.0
-        T[chain.solved_joints] = -self._solved_columns[:, :-1]
+        T[chain.solved_joints] = -self._solved_columns[0]
         return T
 
     @cached_property
     def closing_step(self):
         """Δθ_s = −J_l,s⁻¹ e_l: the Newton step on the joints that are not outputs that closes the loops with the
         outputs held (n − n_out,)."""
-        return -self._solved_columns[:, -1]
+        return -self._solved_columns[1]
 
 
 class PassiveSolution(NamedTuple):
@@ -163,6 +163,8 @@ class ClosedChain:
         self.output_joints, self.solved_joints = robot.output_v - b, self.solved_v - b
         self.passive_lu = LoopLU(self.row_support, robot.passive_v, "J_l,u")
         self.solved_lu = LoopLU(self.row_support, self.solved_v, "J_l,s (the outputs as coordinates)")
+        self.actuated_columns = GroupedColumns(self.passive_lu, self.row_support, robot.actuated_v)
+        self.output_columns = GroupedColumns(self.solved_lu, self.row_support, robot.output_v)
         self._linearized = (None, None)  # (q, Linearization) of the last linearize
         # Inside linearize the loops that constrain a rotation come first, so that slices, not index lists, pick
         # them out; _error_rows takes the constrained rows back in the order of the loops.
