@@ -12,6 +12,7 @@ rate (the paper): each step uses min(α, 1/dt) and min(β, 1/dt), so a slower or
 the corrections into an overshooting, diverging iteration. Tracking from the previous state keeps the
 estimate on its assembly branch.
 """
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -35,7 +36,7 @@ class PassiveStateEstimator:
         self.beta = beta
         self.q = np.array(self.robot.reference_q if initial_q is None else initial_q, dtype=float)
         self.v = np.zeros(self.robot.nv)
-        self._rhs = np.empty((chain.m, 3), order="F")  # the three right-hand sides, LAPACK's column order
+        self._rates = np.zeros((self.robot.nv, 2))  # [θ̇_a,k, θ̄̇_a] on the actuated rows, zero elsewhere
 
     def update(self, theta_a, theta_a_dot, dt):
         """One estimator step with measured θ̄_a [m or rad], θ̄̇_a [m/s or rad/s] and time step dt [s]."""
@@ -43,14 +44,16 @@ class PassiveStateEstimator:
         lin = self.chain.linearize(self.q)
         alpha, beta = min(self.alpha, 1.0 / dt), min(self.beta, 1.0 / dt)
         theta_a_rate = theta_a_dot + beta * (theta_a - self.q[robot.actuated_q])
-        residual_norm = float(np.linalg.norm(lin.residual))
+        residual_norm = math.sqrt(lin.residual @ lin.residual)
         if self.chain.m:
-            # J_m x = −J_l,u⁻¹ (J_l,a x): one LU of J_l,u for the three vectors the step needs.
-            rhs = self._rhs
-            rhs[:, :2] = lin.J_la @ np.column_stack([theta_a_rate, theta_a_dot])
-            rhs[:, 2] = lin.residual
+            # θ̇*_u = −J_l,u⁻¹ (J_l,a θ̇_a,k + α e_l) and θ̇_u = −J_l,u⁻¹ J_l,a θ̄̇_a: one LU, two right-hand sides.
+            rates = self._rates
+            rates[robot.actuated_v, 0] = theta_a_rate
+            rates[robot.actuated_v, 1] = theta_a_dot
+            rhs = lin.J_l @ rates
+            rhs[:, 0] += alpha * lin.residual
             solved = lin.solve_passive(rhs)  # SingularConfigurationError where J_l,u is singular
-            self.q[robot.passive_q] -= dt * (solved[:, 0] + alpha * solved[:, 2])
+            self.q[robot.passive_q] -= dt * solved[:, 0]
             self.v[robot.passive_v] = -solved[:, 1]
         self.q[robot.actuated_q] += dt * theta_a_rate  # (a serial robot: the actuators are the whole state)
         self.v[robot.actuated_v] = theta_a_dot

@@ -64,15 +64,16 @@ class RobotStateEstimator:
             self.passive.v[:] = 0.0
             self.passive.v[self.robot.actuated_v] = theta_a_dot
             self.passive.v[self.robot.passive_v] = self.chain.mapping_jacobian(self.passive.q) @ theta_a_dot
-            state = self.passive.q, self.passive.v, float(np.linalg.norm(self.chain.residual(self.passive.q)))
+            state = (self.passive.q.copy(), self.passive.v.copy(),
+                     float(np.linalg.norm(self.chain.residual(self.passive.q))))
             dt = 0.0
         else:
             estimate = self.passive.update(theta_a, theta_a_dot, dt)
-            state = estimate.q, estimate.v, estimate.residual_norm
+            state = estimate.q, estimate.v, estimate.residual_norm  # copies of the estimator's state
         q, v, residual = state
         base = self.base.update(q, v, imu.quaternion_xyzw, imu.angular_velocity, dt, contacts,
                                 specific_force=imu.specific_force)
-        return RobotState(q.copy(), v.copy(), base, residual)
+        return RobotState(q, v, base, residual)
 
     def calibrate(self, theta_a_raw, measured_passive, tolerance=1e-10, max_iterations=20):
         """Eqs. 41–42 from relative readings and absolute passive encoders; adopt the offsets only on success."""
