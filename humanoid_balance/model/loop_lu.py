@@ -116,15 +116,14 @@ class GroupedColumns:
         self.lu = lu
         m, nv = support.shape
         touched = [set(lu.row_blocks[support[:, column] != 0]) for column in columns]
-        groups = []  # each: the blocks its columns touch
+        groups = []  # the blocks each group's columns touch
         self.group = np.zeros(len(columns), dtype=int)
-        for k, blocks in enumerate(touched):
-            free = [g for g, taken in enumerate(groups) if not blocks & taken]
-            if free:
-                groups[free[0]] |= blocks
-            else:
-                groups.append(set(blocks))
-            self.group[k] = free[0] if free else len(groups) - 1
+        for k, blocks in enumerate(touched):  # greedily: the first group whose blocks are all different
+            group = next((g for g, taken in enumerate(groups) if not blocks & taken), len(groups))
+            if group == len(groups):
+                groups.append(set())
+            groups[group] |= blocks
+            self.group[k] = group
         self.summing = np.zeros((nv, len(groups)))  # J_l @ summing: each group's columns summed
         self.summing[np.asarray(columns, dtype=int), self.group] = 1.0
         self.mask = np.array([[block in blocks for blocks in touched] for block in lu.column_blocks],
