@@ -36,7 +36,7 @@ def projected_dynamics(chain, q, v):
     h = pin.nonLinearEffects(model, data, q, v)
     b = np.zeros(model.nv)
     if chain.m:
-        b[chain.robot.passive_v] = -np.linalg.solve(lin.J_lu, chain.bias(q, v))  # eq. 10
+        b[chain.robot.passive_v] = -lin.solve_passive(chain.bias(q, v))  # eq. 10
     return ProjectedDynamics(G.T @ M @ G, G.T @ (h + M @ b), G)
 
 
