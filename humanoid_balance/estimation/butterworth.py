@@ -40,6 +40,7 @@ class ButterworthLowPass:
     def _design(self, sample_rate):
         self.sample_rate = sample_rate
         self.sos = signal.butter(self.order, self.cutoff, btype="low", fs=sample_rate, output="sos")
+        self.sections = [tuple(float(c) for c in section) for section in self.sos]  # (b0, b1, b2, 1, a1, a2)
         self.steady = signal.sosfilt_zi(self.sos)[:, :, None]  # (sections, 2, 1): state after a unit input forever
 
     def reset(self):
@@ -69,7 +70,7 @@ class ButterworthLowPass:
             self.state = self.steady * value  # (sections, 2, channels)
         elif restart is not None and restart.any():
             self.state[:, :, restart] = self.steady * value[restart]
-        for (b0, b1, b2, _, a1, a2), z in zip(self.sos, self.state):
+        for (b0, b1, b2, _, a1, a2), z in zip(self.sections, self.state):
             output = b0 * value + z[0]
             z[0] = b1 * value - a1 * output + z[1]
             z[1] = b2 * value - a2 * output

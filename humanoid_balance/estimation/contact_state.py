@@ -76,6 +76,7 @@ class ContactEstimator:
         self.rectangles = list(rectangles) if rectangles else [sole_rectangle(robot, name) for name in self.soles]
         self.lowpass = ButterworthLowPass(cutoff, sample_rate, 6 * len(self.soles))  # every foot's wrench at once
         self.known = np.zeros(len(self.soles), dtype=bool)  # feet whose wrench the last update knew
+        self.all_known = np.ones(len(self.soles), dtype=bool)
         self.phases = [ContactHysteresis(contact_on, contact_off) for _ in self.soles]
         self.min_cop_force = min_cop_force
         free_twists = [free_contact_twists(len(leg_joints(robot, sole)), rectangle, sole)
@@ -108,48 +109,55 @@ class ContactEstimator:
             pin.computeJointJacobians(model, data, q)
         else:
             pin.forwardKinematics(model, data, q)
-        pin.updateFramePlacements(model, data)
-        sole_placements = [data.oMf[frame].copy() for frame in self.sole_ids]
+        sole_placements = [pin.updateFramePlacement(model, data, frame).copy() for frame in self.sole_ids]
         if self.mode == ACTUATOR_FORCES:
             J_c = np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
             if specific_force is not None and time is not None:
                 self.support.update(data, np.asarray(specific_force, dtype=float), time)
             support = self.support.fraction()
-            raw = list(self.quasi_static.estimate(q, actuator_efforts, J_c, support))
+            samples = self.quasi_static.estimate(q, actuator_efforts, J_c, support)  # (feet, 6)
+            known = self.all_known
             # at lift-off and touchdown the wrenches start over from their new value, without the low-pass's lag
             airborne = support == 0.0
             restart_all, self.airborne = airborne != self.airborne, airborne
         else:
             restart_all = False
-            raw = [None if reading is None else
-                   wrench_in_frame(placement.actInv(data.oMf[model.getFrameId(reading[0])]), reading[1])
-                   for placement, reading in zip(sole_placements, sensor_wrenches)]
-        known = np.array([wrench is not None for wrench in raw])
-        samples = np.array([np.zeros(6) if wrench is None else wrench for wrench in raw])
-        restart = np.repeat(known & ~self.known, 6) | restart_all
-        filtered = self.lowpass.update(samples.ravel(), restart=restart, time=time).reshape(-1, 6)
+            sensors = [None if reading is None else pin.updateFramePlacement(model, data, model.getFrameId(reading[0]))
+                       for reading in sensor_wrenches]
+            raw = [None if reading is None else wrench_in_frame(placement.actInv(sensor), reading[1])
+                   for placement, sensor, reading in zip(sole_placements, sensors, sensor_wrenches)]
+            known = np.array([wrench is not None for wrench in raw])
+            samples = np.array([np.zeros(6) if wrench is None else wrench for wrench in raw])
+        entering = known & ~self.known
+        restart = np.repeat(entering, 6) | restart_all if restart_all or entering.any() else None
+        filtered = self.lowpass.update(samples.reshape(-1), restart=restart, time=time).reshape(-1, 6)
         self.known = known
 
-        feet = []
-        for wrench, placement, rectangle, phase in zip(filtered, sole_placements, self.rectangles, self.phases):
-            if not known[len(feet)]:
+        feet, total = [], None
+        for foot_known, wrench, placement, rectangle, phase in zip(known, filtered, sole_placements,
+                                                                   self.rectangles, self.phases):
+            if not foot_known:
                 phase.update(None)
                 feet.append(FootContact(None, None, None, UNKNOWN, None, placement))
                 continue
             state = phase.update(wrench[2])
             cop = center_of_pressure(wrench, self.min_cop_force)
-            cop_world = None if cop is None else placement.act(np.array([cop[0], cop[1], 0.0]))
-            inside = None if cop is None else rectangle.contains(cop[0], cop[1])
-            feet.append(FootContact(wrench, cop, cop_world, state, inside, placement))
-
-        known_feet = [foot for foot in feet if foot.wrench is not None]
-        touching = [foot for foot in feet if foot.state == CONTACT]
-        heights = [foot.sole_placement.translation[2] for foot in (touching or known_feet)]
-        ground = float(sum(heights) / len(heights)) if heights else 0.0
-        world_wrenches = [foot.sole_placement.act(pin.Force(foot.wrench)).vector for foot in known_feet]
-        zmp = zero_moment_point(world_wrenches, ground, self.min_cop_force) if known_feet else None
-        normal = float(sum(w[2] for w in world_wrenches))
-        return ContactEstimate(tuple(feet), zmp, ground, normal)
+            if cop is None:
+                feet.append(FootContact(wrench, None, None, state, None, placement))
+            else:
+                x, y = float(cop[0]), float(cop[1])
+                feet.append(FootContact(wrench, cop, placement.act(np.array([x, y, 0.0])), state,
+                                        rectangle.contains(x, y), placement))
+            world = placement.act(pin.Force(wrench))
+            total = world if total is None else total + world
+        if total is None:
+            return ContactEstimate(tuple(feet), None, 0.0, 0.0)
+        heights = [foot.sole_placement.translation[2] for foot in feet if foot.state == CONTACT] or \
+                  [foot.sole_placement.translation[2] for foot in feet if foot.wrench is not None]
+        ground = float(sum(heights) / len(heights))
+        total = total.vector
+        return ContactEstimate(tuple(feet), zero_moment_point(total, ground, self.min_cop_force), ground,
+                               float(total[2]))
 
     def support_polygon(self, estimate):
         """Convex hull of the soles in contact, (k, 3) counter-clockwise world points on the ground plane — for

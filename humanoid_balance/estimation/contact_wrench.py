@@ -32,17 +32,18 @@ def center_of_pressure(wrench, min_normal_force):
 
 
 def zero_moment_point(wrenches_world, ground_height, min_normal_force):
-    """ZMP (x, y, h) [m] of wrenches [f; τ] expressed in the world frame about its origin, on the plane z = h.
+    """ZMP (x, y, h) [m] of wrenches [f; τ] expressed in the world frame about its origin (one (6,) or several
+    (k, 6), summed), on the plane z = h.
 
     The moment about p = (x, y, h) is τ − p × f; its horizontal part vanishes at
     x = (h f_x − τ_y) / f_z,  y = (h f_y + τ_x) / f_z.  Returns None when the total f_z < ``min_normal_force``.
     """
-    total = np.sum(wrenches_world, axis=0)
-    f, tau = total[:3], total[3:]
-    if f[2] < min_normal_force:
+    wrenches_world = np.asarray(wrenches_world, dtype=float)
+    f_x, f_y, f_z, tau_x, tau_y, _ = (wrenches_world if wrenches_world.ndim == 1 else wrenches_world.sum(axis=0))
+    if f_z < min_normal_force:
         return None
     h = ground_height
-    return np.array([(h * f[0] - tau[1]) / f[2], (h * f[1] + tau[0]) / f[2], h])
+    return np.array([(h * f_x - tau_y) / f_z, (h * f_y + tau_x) / f_z, h])
 
 
 class ContactHysteresis:

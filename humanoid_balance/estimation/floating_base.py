@@ -89,7 +89,8 @@ class FloatingBaseEstimator:
         """Sole positions in the base frame (feet, 3) and their velocities (feet, 3) [m, m/s]."""
         model, data = self.model, self.data
         pin.forwardKinematics(model, data, q, v)
-        pin.updateFramePlacements(model, data)
+        for frame in self.foot_ids:
+            pin.updateFramePlacement(model, data, frame)
         rates = np.array([pin.getFrameVelocity(model, data, frame, pin.LOCAL_WORLD_ALIGNED).linear
                           for frame in self.foot_ids])
         return self.foot_placements.read()[1], rates

@@ -182,10 +182,10 @@ class ClosedChain:
         overhead on a handful of 3×3 matrices."""
         L, k = len(self.loops), self._rotation_count
         full = np.zeros((L, 6))
-        full[:, :3] = np.einsum("lij,lj->li", R_T[:L], p[L:] - p[:L])
+        full[:, :3] = (R_T[:L] @ (p[L:] - p[:L])[:, :, None])[:, :, 0]
         R_ab = R_T[:k] @ R_T[L:L + k].transpose(0, 2, 1)
-        for loop, rotation in enumerate(R_ab):
-            full[loop, 3:] = pin.log3(rotation)
+        if k:
+            full[:k, 3:] = [pin.log3(rotation) for rotation in R_ab]
         return full, R_ab
 
     def residual(self, q):
