@@ -20,6 +20,7 @@ mode they are Garofalo's τ. Position, velocity and effort are clamped to the UR
 Everything works on the serial-equivalent outputs q (robot.output_names); a closed-chain robot is projected
 onto them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
 """
+import math
 from dataclasses import dataclass, field
 from typing import NamedTuple, Optional
 
@@ -169,7 +170,7 @@ class Balancer:
                                      config.momentum)
         else:
             momentum = np.zeros(6)
-            w_d = np.r_[0.0, 0.0, self.mass * GRAVITY, 0.0, 0.0, 0.0]
+            w_d = np.array([0.0, 0.0, self.mass * GRAVITY, 0.0, 0.0, 0.0])
         if config.mode == "viip":  # first: its wrench is the one the VIIP asks for
             velocity, w_d[:3] = self._viip_rates(state, com, R_base, active, placements, dt)
         distribution = self.distribution.solve(G, w_d, active, self.mass)
@@ -196,8 +197,8 @@ class Balancer:
         status = {"mode": config.mode, "vertical phase": self.schedule.name if config.mode == "viip" else "n/a",
                   "qp status": distribution.status, "qp solve time [s]": distribution.solve_time,
                   "wrench residual [N, N·m]": float(np.abs(distribution.residual).max()),
-                  "linear momentum [kg m/s]": float(np.linalg.norm(momentum[:3])),
-                  "angular momentum [kg m²/s]": float(np.linalg.norm(momentum[3:])),
+                  "linear momentum [kg m/s]": math.hypot(*momentum[:3]),
+                  "angular momentum [kg m²/s]": math.hypot(*momentum[3:]),
                   "clamped values": self.clamped}
         return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status)
 
@@ -313,7 +314,8 @@ class Balancer:
         kinematics = self.kinematics
         generalized = pin.computeGeneralizedGravity(self.model, self.centroidal.data, q).copy()
         for i in active:
-            generalized -= pin.getFrameJacobian(self.model, kinematics.data, self.sole_ids[i], pin.LOCAL).T @ wrenches[i]
+            J_sole = pin.getFrameJacobian(self.model, kinematics.data, self.sole_ids[i], pin.LOCAL)
+            generalized -= J_sole.T @ wrenches[i]
         return (kinematics.T.T @ generalized)[6:]
 
     def _output_torques(self, q, wrenches, active):

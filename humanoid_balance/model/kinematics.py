@@ -66,7 +66,7 @@ class WholeBodyKinematics:
 
     def update(self, q):
         """Compute everything at ``q`` (nothing when it is the configuration already computed)."""
-        if self.q is not None and np.array_equal(q, self.q):
+        if self.q is not None and self.q.tobytes() == np.asarray(q, dtype=float).tobytes():
             return self
         model, data = self.model, self.data
         pin.computeJointJacobians(model, data, q)
