@@ -1,10 +1,25 @@
 """Streaming Butterworth low-pass (Kangaroo paper VI-B: 2nd order, 5 Hz on the estimated wrenches)."""
+import functools
+import math
+
 import numpy as np
 from scipy import signal
 
 __all__ = ["ButterworthLowPass"]
 
 RATE_SMOOTHING = 0.1  # weight of each new sample interval in the running interval (about ten samples)
+RATE_STEP = 1.01      # a followed rate is designed for on a grid of 1 % steps, so that each design is made once
+
+
+@functools.lru_cache(maxsize=128)
+def _design(order, cutoff, sample_rate):
+    """scipy.signal.butter's second-order sections, as floats (b0, b1, b2, 1, a1, a2) per section, and the state
+    after a unit input forever (sections, 2, 1), both read-only: shared by the filters that ask for them."""
+    sos = signal.butter(order, cutoff, btype="low", fs=sample_rate, output="sos")
+    steady = signal.sosfilt_zi(sos)[:, :, None]
+    for array in (sos, steady):
+        array.setflags(write=False)
+    return sos, tuple(tuple(float(c) for c in section) for section in sos), steady
 
 
 class ButterworthLowPass:
@@ -17,7 +32,8 @@ class ButterworthLowPass:
     A digital filter's cutoff is a fraction of its sample rate: designed for 500 Hz and fed at 150 Hz (a node that
     cannot keep up with its input), its cutoff falls to a third and its lag triples. Given the samples' times,
     the filter follows the rate they really come at: it is designed again when the running rate strays more than
-    ``rate_tolerance`` from the one it was designed for, and goes on from its last output without a jump.
+    ``rate_tolerance`` from the one it was designed for, and goes on from its last output without a jump. The
+    designs are kept, for rates on a 1 % grid: a loaded machine's rate that wanders back and forth costs a look-up.
 
     Args:
         cutoff: cutoff frequency [Hz] (−3 dB).
@@ -39,9 +55,7 @@ class ButterworthLowPass:
 
     def _design(self, sample_rate):
         self.sample_rate = sample_rate
-        self.sos = signal.butter(self.order, self.cutoff, btype="low", fs=sample_rate, output="sos")
-        self.sections = [tuple(float(c) for c in section) for section in self.sos]  # (b0, b1, b2, 1, a1, a2)
-        self.steady = signal.sosfilt_zi(self.sos)[:, :, None]  # (sections, 2, 1): state after a unit input forever
+        self.sos, self.sections, self.steady = _design(self.order, self.cutoff, sample_rate)
 
     def reset(self):
         self.state = self.output = self.last_time = self.interval = None
@@ -54,7 +68,7 @@ class ButterworthLowPass:
                 self.interval + RATE_SMOOTHING * (interval - self.interval)
             rate = 1.0 / self.interval
             if abs(rate - self.sample_rate) > self.rate_tolerance * self.sample_rate and self.cutoff < rate / 2.0:
-                self._design(rate)
+                self._design(RATE_STEP ** round(math.log(rate, RATE_STEP)))
                 if self.output is not None:
                     self.state = self.steady * self.output
         self.last_time = time
