@@ -139,12 +139,13 @@ def build_parser():
                       help=f"control rate with --real-time [Hz] (default {REAL_TIME_RATE:g}, which this 2-core "
                            "development machine sustains)")
     bench = commands.add_parser("bench", help="run the papers' experiments in the embedded simulation; print the "
-                                "table and write BENCHMARKS.md")
+                                "table and, run whole, write BENCHMARKS.md")
     bench.add_argument("experiments", nargs="*", metavar="EXPERIMENT",
                        help="some of: " + ", ".join(EXPERIMENTS) + " (default: all)")
     bench.add_argument("--smoke", action="store_true", help="short runs, as in CI")
-    bench.add_argument("--output", type=Path, default=Path("BENCHMARKS.md"),
-                       help="Markdown file to write (default ./BENCHMARKS.md)")
+    bench.add_argument("--output", type=Path,
+                       help="Markdown file to write (default ./BENCHMARKS.md when every experiment runs; a run of "
+                            "some writes nothing without it, so that it never replaces a whole table with a part)")
     bench.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     bench.add_argument("--robot", help="run every experiment on this robot instead of the one its paper used: a "
                        "directory written by `humanoid-balance init`, or a bundled robot; rows that do not apply "
@@ -229,12 +230,15 @@ def bench(experiments, smoke, output, strict, robot=None, record=None):
         except (ModelError, ValueError, OSError) as error:
             print(f"humanoid-balance bench: error: --robot {robot}: {error}", file=sys.stderr)
             return 1
-    command = "humanoid-balance bench" + (f" --robot {robot}" if robot else "")
+    if output is None and not experiments:
+        output = Path("BENCHMARKS.md")
+    command = " ".join(["humanoid-balance bench", *experiments] + ([f"--robot {robot}"] if robot else []))
     results = run_benchmarks(experiments or list(EXPERIMENTS), smoke=smoke, output=output, command=command,
                              robot=robot, record=record)
     crashed = any(r.measured.startswith("error:") for r in results)
     missed = [f"{r.experiment}: {r.quantity}" for r in results if r.met is False]
-    print(f"\n{len(results) - len(missed)} of {len(results)} rows meet their target or only report; wrote {output}")
+    written = f"wrote {output}" if output is not None else "nothing written (some experiments only: --output FILE)"
+    print(f"\n{len(results) - len(missed)} of {len(results)} rows meet their target or only report; {written}")
     if record is not None:
         runs = sorted(path.name for path in record.glob("*/metadata.yaml"))
         print(f"recorded {len(runs)} simulated runs into {record} (rosbag2, MCAP)")
