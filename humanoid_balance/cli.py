@@ -116,7 +116,8 @@ def build_parser():
                            "in viip mode (7.5 s)")
     demo.add_argument("--output", type=Path, default=Path("demo_report"),
                       help="report folder: PNG plots and metrics.json (default ./demo_report)")
-    demo.add_argument("--video", type=Path, help="also render the run offscreen to this .gif or .mp4 (MP4 needs ffmpeg)")
+    demo.add_argument("--video", type=Path,
+                      help="also render the run offscreen to this .gif or .mp4 (MP4 needs ffmpeg)")
     recording = demo.add_mutually_exclusive_group()
     recording.add_argument("--record", type=Path, metavar="DIR",
                            help="record every topic of the node graph, on simulated time, into this rosbag2 directory "
