@@ -73,13 +73,14 @@ def test_an_output_goes_over_dds_once_a_reader_outside_the_process_subscribes(co
     context, hub = context
     node = Node("producer", context=context)
     output = advertise(node, Float64, "chain/output", RELIABLE_QOS)
+    assert not output.wanted()  # nobody to see a display-only message: the nodes do not build it
     probe = Probe("intra_process_probe")
     try:
         received = probe.record(Float64, "chain/output")
         deadline = time.monotonic() + 20.0
         while output.get_subscription_count() == 0 and time.monotonic() < deadline:
             probe.executor.spin_once(timeout_sec=0.05)
-        assert output.get_subscription_count() == 1
+        assert output.get_subscription_count() == 1 and output.wanted()
         output.publish(Float64(data=7.5))
         assert probe.spin_until(lambda: len(received) == 1, 10.0)
         assert received[0].data == 7.5
@@ -95,9 +96,10 @@ def test_a_lifecycle_publisher_delivers_only_while_active(context):
     Stage("follower", "chain/command", calls, context, inputs=("chain/command",))
     output.publish(Float64(data=1.0))
     hub.drain()
-    assert calls == []
+    assert calls == [] and not output.wanted()
     node.trigger_configure()
     node.trigger_activate()
+    assert output.wanted()  # the follower in the process subscribes
     output.publish(Float64(data=2.0))
     hub.drain()
     assert [message.data for _, _, message in calls] == [2.0]

@@ -14,7 +14,7 @@
 Modes (parameter ``mode``): kinematic (Choi–Kim), momentum (Garofalo et al.), viip (Sugihara–Nakamura).
 Inputs older than ``input_timeout`` → hold the last posture with zero velocity, say so, recover on return.
 balance/joint_command follows every estimate; balance/com, the markers and the desired wrenches, which only people
-look at, go out at ``display_rate``.
+look at, go out at ``display_rate`` while something subscribes to them.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
 not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
 """
@@ -274,9 +274,13 @@ class CentroidalBalancerNode(LifecycleNode):
         self.command_publisher.publish(self.commands.fill(stamp, command.position, command.velocity, command.effort))
         if not display:
             return
-        self.com_publisher.publish(point_message(stamp, self.world_frame, command.com))
+        if self.com_publisher.wanted():
+            self.com_publisher.publish(point_message(stamp, self.world_frame, command.com))
         for publisher, foot, wrench in zip(self.wrench_publishers, self.feet, command.wrenches):
-            publisher.publish(wrench_message(stamp, foot.sole, wrench))
+            if publisher.wanted():
+                publisher.publish(wrench_message(stamp, foot.sole, wrench))
+        if not self.marker_publisher.wanted():
+            return
         markers = MarkerArray()
         for index, (xyz, color) in enumerate(((command.com, ColorRGBA(r=0.9, g=0.2, b=0.2, a=1.0)),
                                               (self.com_reference, ColorRGBA(r=0.2, g=0.2, b=0.9, a=0.6)))):

@@ -12,7 +12,8 @@ In actuator_forces mode the imu's accelerometer, with the joints' kinematics, te
 supports carry (the CoM's specific force, estimation/support_load.py): a robot in the air reads no contact. Without
 an imu younger than imu_timeout the robot is taken as supported.
 zmp and contact/<foot>/wrench follow every estimate; contact/<foot>/state when it changes and at ``display_rate``;
-the CoPs, the support polygon and the markers, which only people look at, at ``display_rate``.
+the CoPs, the support polygon and the markers, which only people look at, at ``display_rate`` and only while
+something subscribes to them.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
 not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
 """
@@ -167,18 +168,19 @@ class ContactEstimatorNode(Node):
                 self.states[k] = contact.state
             if contact.wrench is not None and self.wrench_publishers[k].get_subscription_count():
                 self.wrench_publishers[k].publish(self.wrenches[k].fill(stamp, contact.wrench))
-            if display and contact.cop_world is not None:
+            if display and contact.cop_world is not None and self.cop_publishers[k].wanted():
                 self.cop_publishers[k].publish(point_message(stamp, self.world_frame, contact.cop_world))
         if result.zmp is not None:
             self.zmp.header.stamp = stamp
             self.zmp.point.x, self.zmp.point.y, self.zmp.point.z = (float(value) for value in result.zmp)
             self.zmp_publisher.publish(self.zmp)
-        if display:
+        if display and self.polygon_publisher.wanted():
             polygon = PolygonStamped()
             polygon.header.stamp, polygon.header.frame_id = stamp, self.world_frame
             polygon.polygon.points = [Point32(x=float(x), y=float(y), z=float(z))
                                       for x, y, z in self.core.support_polygon(result)]
             self.polygon_publisher.publish(polygon)
+        if display and self.marker_publisher.wanted():
             self.marker_publisher.publish(self.markers(stamp, result))
 
     def markers(self, stamp, result):

@@ -63,6 +63,11 @@ class OutputTopic:
     def get_subscription_count(self):
         return self.dds.get_subscription_count() + len(self.local_subscribers)
 
+    def wanted(self):
+        """Whether a message published now would reach anyone: worth building one that only people look at."""
+        return (not self.lifecycle or self.dds.is_activated) and (
+            bool(self.local_subscribers) or self.dds.get_subscription_count() > 0)
+
 
 class _LocalSubscription:
     __slots__ = ("node", "key", "callback", "dds")
