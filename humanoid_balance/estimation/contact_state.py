@@ -76,7 +76,7 @@ class ContactEstimator:
         self.rectangles = list(rectangles) if rectangles else [sole_rectangle(robot, name) for name in self.soles]
         self.lowpass = ButterworthLowPass(cutoff, sample_rate, 6 * len(self.soles))  # every foot's wrench at once
         self.known = np.zeros(len(self.soles), dtype=bool)  # feet whose wrench the last update knew
-        self.all_known = np.ones(len(self.soles), dtype=bool)
+        self.all_known = np.ones(len(self.soles), dtype=bool)  # actuator_forces mode estimates every foot's wrench
         self.phases = [ContactHysteresis(contact_on, contact_off) for _ in self.soles]
         self.min_cop_force = min_cop_force
         free_twists = [free_contact_twists(len(leg_joints(robot, sole)), rectangle, sole)
@@ -152,9 +152,9 @@ class ContactEstimator:
             total = world if total is None else total + world
         if total is None:
             return ContactEstimate(tuple(feet), None, 0.0, 0.0)
-        heights = [foot.sole_placement.translation[2] for foot in feet if foot.state == CONTACT] or \
-                  [foot.sole_placement.translation[2] for foot in feet if foot.wrench is not None]
-        ground = float(sum(heights) / len(heights))
+        on_ground = ([foot for foot in feet if foot.state == CONTACT]
+                     or [foot for foot in feet if foot.wrench is not None])
+        ground = float(sum(foot.sole_placement.translation[2] for foot in on_ground) / len(on_ground))
         total = total.vector
         return ContactEstimate(tuple(feet), zero_moment_point(total, ground, self.min_cop_force), ground,
                                float(total[2]))
