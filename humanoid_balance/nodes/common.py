@@ -156,6 +156,7 @@ class InputGuard:
 
     def __init__(self, node, main_topic=None, timeout_parameter="input_timeout", log_period=2.0):
         self.node = node
+        self.clock = node.get_clock()  # the node's own (ROS time: simulated time under use_sim_time)
         self.log = ThrottledLog(node, log_period)
         self.rejected = Counter()
         self.max_stamp_lead = node.declare_parameter(
@@ -168,14 +169,14 @@ class InputGuard:
         self.main_topic, self.timeout_parameter = main_topic, timeout_parameter
         self.clock_jumps = 0
         self._stamps = {}
-        self._pending = None                 # (track, stamp [s], followed jump or None) until the message is accepted
+        self._pending = None                 # (track, stamp [s], followed jump or None, clock [ns]) until accepted
         self._last_good = None               # node clock [ns] of the last good main_topic message
         self._accepted = 0                   # messages accepted since the last diagnostics
         self._window_reasons = Counter()     # and those rejected, by reason
         self.rate, self.rate_reason, self.window_rejected = 0.0, "", 0  # of the last diagnostics period
 
     def _now(self):
-        return self.node.get_clock().now().nanoseconds
+        return self.clock.now().nanoseconds
 
     def check_stamp(self, topic, stamp):
         """The stamp in seconds, if it is in line (see the class); else RejectedMessage. It is adopted when the
@@ -184,13 +185,14 @@ class InputGuard:
         track = self._stamps.get(topic)
         if track is None:
             track = self._stamps[topic] = _StampTrack()
-        now = self._now() * 1e-9
+        clock = self._now()
+        now = clock * 1e-9
         if now > 0.0 and seconds - now - track.offset > self.max_stamp_lead:
             kind = "stamp_future"
         elif track.last is not None and seconds < track.last:
             kind = "stamp_backwards"
         else:
-            self._pending = (track, seconds, None)
+            self._pending = (track, seconds, None, clock)
             return seconds
         if track.run_kind == kind and track.run_last is not None and seconds > track.run_last:
             track.run += 1
@@ -198,7 +200,7 @@ class InputGuard:
             track.run, track.run_kind = 1, kind
         track.run_last = seconds
         if track.run >= self.clock_jump_messages:
-            self._pending = (track, seconds, (topic, kind, now))
+            self._pending = (track, seconds, (topic, kind, now), clock)
             return seconds
         if kind == "stamp_future":
             raise RejectedMessage(kind, f"{topic}: stamp {seconds:.6f} s is {seconds - now:.3f} s ahead of the "
@@ -207,13 +209,13 @@ class InputGuard:
 
     def accept(self, topic):
         self._accepted += 1
-        if self._pending is not None:
-            self._adopt(*self._pending)
-        if topic == self.main_topic:  # the only topic whose age is reported: the clock is read for it alone
-            self._last_good = self._now()
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._adopt(*pending[:3])
+        if topic == self.main_topic:  # the only topic whose age is reported: the clock its stamp was checked at
+            self._last_good = self._now() if pending is None else pending[3]
 
     def _adopt(self, track, seconds, jump):
-        self._pending = None
         if jump is None:
             track.adopt(seconds)
             return
