@@ -67,10 +67,6 @@ class Linearization:
         """J_l,u⁻¹ rhs: passive joint quantities from loop-row ones."""
         return self.chain.passive_lu.solve(self._J_lu_factors, rhs)
 
-    def solve_passive_transposed(self, rhs):
-        """J_l,u⁻ᵀ rhs: loop-row quantities from passive-joint ones (forces and torques go this way, eq. 23)."""
-        return self.chain.passive_lu.solve(self._J_lu_factors, rhs, transposed=True)
-
     def solve_solved(self, rhs):
         """J_l,s⁻¹ rhs: quantities of the joints that are not outputs from loop-row ones."""
         return self.chain.solved_lu.solve(self._J_ls_factors, rhs)

@@ -87,18 +87,17 @@ class LoopLU:
                                              float("inf"))
         return lu, pivots
 
-    def solve(self, factors, rhs, transposed=False):
-        """A⁻¹ rhs, or A⁻ᵀ rhs with ``transposed``, A = J_l[:, columns] of the factors; rhs (m,) or (m, k)."""
+    def solve(self, factors, rhs):
+        """A⁻¹ rhs, A = J_l[:, columns] of the factors; rhs (m,) or (m, k)."""
         rhs = np.asarray(rhs, dtype=float)
         if factors is None:
             return np.zeros(rhs.shape)  # a serial robot: no loop rows
         if self.band is None:
-            return lapack.dgetrs(*factors, rhs, trans=int(transposed))[0]
-        # A = Pᵀ B Qᵀ with B the banded block (rows P, columns Q): A x = b ⇔ B (Qᵀx) = P b, Aᵀ x = b ⇔ Bᵀ (P x) = Qᵀ b
-        into, out_of = (self.ordered_columns, self.rows) if transposed else (self.rows, self.ordered_columns)
-        solution = lapack.dgbtrs(factors[0], *self.band, rhs[into], factors[1], trans=int(transposed))[0]
+            return lapack.dgetrs(*factors, rhs)[0]
+        # A = Pᵀ B Qᵀ with B the banded block (rows P, columns Q): A x = b ⇔ B (Qᵀx) = P b
+        solution = lapack.dgbtrs(factors[0], *self.band, rhs[self.rows], factors[1])[0]
         result = np.empty_like(solution)
-        result[out_of] = solution
+        result[self.ordered_columns] = solution
         return result
 
 

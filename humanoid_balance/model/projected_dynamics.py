@@ -46,14 +46,11 @@ def generalized_gravity(chain, q):
 
 
 def _projected_statics(chain, q, J_c, support=1.0):
-    """g, g_m = g_a + J_mᵀ g_u and J_c,m = J_c,a + J_c,u J_m (eq. 66b). With J_m = −J_l,u⁻¹ J_l,a both come from one
-    transposed solve Y = J_l,u⁻ᵀ [g_u, J_c,uᵀ], with a column per contact row instead of one per actuator."""
+    """g, g_m = g_a + J_mᵀ g_u and J_c,m = J_c,a + J_c,u J_m (eq. 66b), with the linearization's J_m (eq. 7)."""
     robot = chain.robot
+    J_m = chain.mapping_jacobian(q)
     g = generalized_gravity(chain, q) * support
-    lin = chain.linearize(q)
-    Y = lin.solve_passive_transposed(np.column_stack([g[robot.passive_v], J_c[:, robot.passive_v].T]))
-    Z = lin.J_la.T @ Y  # = −J_mᵀ [g_u, J_c,uᵀ]
-    return g, g[robot.actuated_v] - Z[:, 0], J_c[:, robot.actuated_v] - Z[:, 1:].T
+    return g, g[robot.actuated_v] + J_m.T @ g[robot.passive_v], J_c[:, robot.actuated_v] + J_c[:, robot.passive_v] @ J_m
 
 
 def quasi_static_actuator_efforts(chain, q, J_c, F):
