@@ -12,7 +12,7 @@ RATE_STEP = 1.01      # a followed rate is designed for on a grid of 1 % steps, 
 
 
 @functools.lru_cache(maxsize=128)
-def _design(order, cutoff, sample_rate):
+def _butterworth_sections(order, cutoff, sample_rate):
     """scipy.signal.butter's second-order sections, as floats (b0, b1, b2, 1, a1, a2) per section, and the state
     after a unit input forever (sections, 2, 1), both read-only: shared by the filters that ask for them."""
     sos = signal.butter(order, cutoff, btype="low", fs=sample_rate, output="sos")
@@ -55,7 +55,7 @@ class ButterworthLowPass:
 
     def _design(self, sample_rate):
         self.sample_rate = sample_rate
-        self.sos, self.sections, self.steady = _design(self.order, self.cutoff, sample_rate)
+        self.sos, self.sections, self.steady = _butterworth_sections(self.order, self.cutoff, sample_rate)
 
     def reset(self):
         self.state = self.output = self.last_time = self.interval = None

@@ -166,7 +166,7 @@ class ContactEstimatorNode(Node):
             if contact.state != self.states[k] or display:
                 self.state_publishers[k].publish(Int8(data=contact.state))
                 self.states[k] = contact.state
-            if contact.wrench is not None and self.wrench_publishers[k].get_subscription_count():
+            if contact.wrench is not None and self.wrench_publishers[k].wanted():
                 self.wrench_publishers[k].publish(self.wrenches[k].fill(stamp, contact.wrench))
             if display and contact.cop_world is not None and self.cop_publishers[k].wanted():
                 self.cop_publishers[k].publish(point_message(stamp, self.world_frame, contact.cop_world))

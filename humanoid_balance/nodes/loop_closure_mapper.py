@@ -188,7 +188,7 @@ class LoopClosureMapperNode(LifecycleNode):
             if field in self.field_outputs:
                 publisher, writer = self.field_outputs[field]
                 publisher.publish(writer.fill(value))
-        if self.state_publisher.get_subscription_count():  # for people and plots: only when someone listens
+        if self.state_publisher.wanted():  # for people and plots: only when someone listens
             self.state_publisher.publish(self.states.fill(stamp, command.position, command.velocity, command.effort))
 
     def publish_diagnostics(self):
