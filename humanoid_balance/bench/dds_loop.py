@@ -39,7 +39,7 @@ from humanoid_balance.bench.closed_loop import FALL_DROP, robot_config
 from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_parent, stop
 from humanoid_balance.bench.results import Result
 from humanoid_balance.control.balancer import COMMAND_INTERFACES
-from humanoid_balance.nodes.common import LATEST_QOS, LEVEL_NAMES, RELIABLE_QOS
+from humanoid_balance.nodes.common import LEVEL_NAMES, RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
 __all__ = ["NOTE", "ROBOT", "run", "measure", "ping_pong", "ring", "rows", "ring_row", "LoopRun", "LAYOUTS"]
@@ -154,7 +154,7 @@ class LoopProbe:
                                       raw=True)
         self.node.create_subscription(JointState, f"ring_{len(SUITE)}", partial(record_stamp, self.ring_returns), deep,
                                       raw=True)
-        self.ring_publisher = self.node.create_publisher(JointState, "ring_0", LATEST_QOS)
+        self.ring_publisher = self.node.create_publisher(JointState, "ring_0", RELIABLE_QOS)
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, RELIABLE_QOS)
         self.node.create_subscription(JointState, "pong",
                                       lambda pong: self.pongs.append((pong.position[0], time.perf_counter())), deep)

@@ -4,14 +4,14 @@ stands for the node chain (``python -m humanoid_balance.bench.echo [--ros-args -
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
-from humanoid_balance.nodes.common import LATEST_QOS, InputGuard, run
+from humanoid_balance.nodes.common import LATEST_QOS, RELIABLE_QOS, InputGuard, run
 
 
 class EchoNode(Node):
     def __init__(self, **node_options):
         super().__init__("dds_echo", **node_options)
         self.guard = InputGuard(self)
-        publisher = self.create_publisher(JointState, "pong", LATEST_QOS)
+        publisher = self.create_publisher(JointState, "pong", RELIABLE_QOS)
         self.create_subscription(JointState, "ping", publisher.publish, LATEST_QOS)
 
 

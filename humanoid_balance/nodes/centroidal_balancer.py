@@ -35,7 +35,7 @@ from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
-from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, LatestInput,
+from humanoid_balance.nodes.common import (CHANGES_QOS, LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, LatestInput,
                                            autostarted, declare_robot, advertise, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, check_frame, contact_phase, finite,
                                              point_message, read_limb_trajectory, unit_quaternion,
@@ -119,7 +119,7 @@ class CentroidalBalancerNode(LifecycleNode):
         for foot in feet:
             if value("contact_phases") == "state":
                 subscribe(self, Int8, f"contact/{foot.name}/state",
-                          lambda message, name=foot.name: self.on_contact_state(name, message), LATEST_QOS)
+                          lambda message, name=foot.name: self.on_contact_state(name, message), CHANGES_QOS)
             else:
                 subscribe(self, WrenchStamped, f"contact/{foot.name}/wrench",
                           lambda message, name=foot.name: self.on_wrench(name, message), LATEST_QOS)

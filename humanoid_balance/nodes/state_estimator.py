@@ -33,7 +33,7 @@ from humanoid_balance.estimation import ImuSample, RobotStateEstimator, load_off
 from humanoid_balance.estimation.robot_state import LEVEL_IMU
 from humanoid_balance.model import ModelFileError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
-from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
+from humanoid_balance.nodes.common import (CHANGES_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
                                            LatestInput, declare_robot, advertise, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, OdometryWriter, contact_phase,
                                              imu_reading)
@@ -104,7 +104,7 @@ class StateEstimatorNode(Node):
         self.phases = {foot: LatestInput(self, self.contact_timeout) for foot in self.feet}  # in contact or not
         for foot in self.feet:
             subscribe(self, Int8, f"contact/{foot}/state",
-                      lambda message, foot=foot: self.on_contact_state(foot, message), LATEST_QOS)
+                      lambda message, foot=foot: self.on_contact_state(foot, message), CHANGES_QOS)
         self.joint_publisher = advertise(self, JointState, "estimated_joint_states", RELIABLE_QOS)
         self.odom_publisher = advertise(self, Odometry, "odom", RELIABLE_QOS)
         self.create_service(Trigger, "~/calibrate", self.on_calibrate)
