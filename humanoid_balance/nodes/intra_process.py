@@ -5,11 +5,12 @@ A topic that one node of the process publishes reaches the process's other nodes
 name, remaps applied) without serialization, DDS or an executor wake-up. The message object itself is queued, the
 latest one per subscription (the depth-1 QoS of the chain's inputs). The queue is drained after each executor
 callback node by node in the order the nodes were built (the control chain's order), each node's main input (its
-InputGuard's ``main_topic``, the one it computes on) after its other inputs. So one joint_states runs the whole chain,
-state_estimator → contact_estimator → centroidal_balancer → loop_closure_mapper, every node on the outputs of the
-same tick, as in the lockstep loop. A topic goes over DDS as well, for RViz, a recorder or the plant, while something
-outside the process subscribes to it. The in-process consumers of a topic that a node of the process publishes do
-not hear publishers outside the process on it: remap one side to feed the stack from outside.
+InputGuard's ``main_topic``, the one it computes on) after its other inputs. So one joint_states runs the whole chain
+in one pass, in balance_stack state_estimator → centroidal_balancer → loop_closure_mapper → contact_estimator (the
+command first; the balancer takes the contact estimate of the tick before). A topic goes over DDS as well, for
+RViz, a recorder or the plant, while something outside the process subscribes to it. The in-process consumers of a
+topic that a node of the process publishes do not hear publishers outside the process on it: remap one side to feed
+the stack from outside.
 """
 from collections import defaultdict
 from itertools import count
