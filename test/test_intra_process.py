@@ -1,7 +1,8 @@
 """balance_stack's in-process topics (nodes/intra_process.py), with real rclpy nodes in one process: a topic one node
 publishes reaches the others as the message object itself, without a DDS subscription, latest message only, in the
 chain's order (earliest node first, each node's main input last); it goes over DDS too once a reader outside the
-process subscribes, and a lifecycle publisher delivers only while active."""
+process subscribes, and a lifecycle publisher delivers only while active; a topic from outside is taken once for the
+process."""
 import time
 
 import pytest
@@ -103,3 +104,39 @@ def test_a_lifecycle_publisher_delivers_only_while_active(context):
     output.publish(Float64(data=2.0))
     hub.drain()
     assert [message.data for _, _, message in calls] == [2.0]
+
+
+def test_a_topic_from_outside_is_taken_once_for_the_nodes_that_ask_for_it_alike(context):
+    context, hub = context
+    calls = []
+    stages = [Stage("first", "", calls, context, inputs=("outside/imu",)),
+              Stage("second", "", calls, context, inputs=("outside/imu",))]
+    stages.append(Node("third", context=context))
+    stages[2].guard = InputGuard(stages[2])
+    subscribe(stages[2], Float64, "outside/imu", lambda message: calls.append(("third", "outside/imu", message)),
+              RELIABLE_QOS)  # another QoS: a subscription of its own
+    assert [len(list(stage.subscriptions)) for stage in stages] == [1, 0, 1]
+    executor = rclpy.executors.SingleThreadedExecutor(context=context)
+    for stage in stages:
+        executor.add_node(stage)
+    probe = Probe("intra_process_outside")
+    try:
+        publisher = probe.publisher(Float64, "outside/imu", sensor=False)
+        deadline = time.monotonic() + 20.0
+        while publisher.get_subscription_count() < 2 and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.05)
+        assert publisher.get_subscription_count() == 2  # two DDS readers in the process, not three
+        publisher.publish(Float64(data=9.0))
+        deadline = time.monotonic() + 10.0
+        while len(calls) < 3 and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.05)
+            hub.drain()
+        shared = [(name, message) for name, _, message in calls if name != "third"]
+        assert [name for name, _ in shared] == ["first", "second"]  # in build order
+        assert shared[0][1] is shared[1][1] and shared[0][1].data == 9.0  # one message taken, handed to both
+        assert len(calls) == 3 and calls[[name for name, _, _ in calls].index("third")][2].data == 9.0
+    finally:
+        probe.close()
+        executor.shutdown()
+    advertise(stages[1], Float64, "outside/imu", RELIABLE_QOS)  # now a node of the process publishes it
+    assert [len(list(stage.subscriptions)) for stage in stages] == [0, 0, 0]

@@ -326,10 +326,10 @@ def subscribe(node, message_type, topic, callback, qos):
     def guarded(message):
         _call_guarded(node.guard, topic, callback, message)
 
-    def create():
-        return node.create_subscription(message_type, topic, guarded, qos)
     hub = intra_process.current()
-    return create() if hub is None else hub.subscribe(node, topic, guarded, create)
+    if hub is None:
+        return node.create_subscription(message_type, topic, guarded, qos)
+    return hub.subscribe(node, message_type, topic, guarded, qos)
 
 
 def advertise(node, message_type, topic, qos):

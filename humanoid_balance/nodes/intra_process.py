@@ -10,7 +10,8 @@ in one pass, in balance_stack state_estimator → centroidal_balancer → loop_c
 command first; the balancer takes the contact estimate of the tick before). A topic goes over DDS as well, for
 RViz, a recorder or the plant, while something outside the process subscribes to it. The in-process consumers of a
 topic that a node of the process publishes do not hear publishers outside the process on it: remap one side to feed
-the stack from outside.
+the stack from outside. A topic from outside (the robot's joint_states, imu) is taken once for the process and handed
+to each of its subscribers the same way.
 """
 from collections import defaultdict
 from itertools import count
@@ -71,10 +72,21 @@ class OutputTopic:
 
 
 class _LocalSubscription:
-    __slots__ = ("node", "key", "callback", "dds")
+    __slots__ = ("node", "key", "callback")
 
     def __init__(self, node, key, callback):
-        self.node, self.key, self.callback, self.dds = node, key, callback, None
+        self.node, self.key, self.callback = node, key, callback
+
+
+class _OutsideTopic:
+    """One DDS subscription to a topic no node of the process publishes, shared by the process's subscribers that ask
+    for the same type and QoS: one take and one conversion per message, whoever needs it (the imu feeds two nodes)."""
+    __slots__ = ("topic", "message_type", "qos", "owner", "dds", "subscriptions")
+
+    def __init__(self, topic, message_type, qos, owner, deliver_to):
+        self.topic, self.message_type, self.qos, self.owner = topic, message_type, qos, owner
+        self.subscriptions = []
+        self.dds = owner.create_subscription(message_type, topic, deliver_to(self.subscriptions), qos)
 
 
 class IntraProcess:
@@ -85,20 +97,35 @@ class IntraProcess:
         self._serial = count()                    # subscriptions in creation order
         self._subscriptions = defaultdict(list)   # resolved topic → its _LocalSubscriptions
         self._published = set()                   # resolved topics a node of the process publishes
+        self._outside = []                        # _OutsideTopic of each DDS subscription of the process
         self._pending = {}                        # _LocalSubscription.key → (callback, latest message)
 
     def _place(self, node):
         return self._nodes.setdefault(node, len(self._nodes))
 
-    def subscribe(self, node, topic, callback, create_dds):
+    def _delivery(self, subscriptions):
+        """A message's hand-over to ``subscriptions`` (a list that may grow): queued for :meth:`drain`."""
+        pending = self._pending
+
+        def deliver(message):
+            for subscription in subscriptions:
+                pending[subscription.key] = (subscription.callback, message)
+        return deliver
+
+    def subscribe(self, node, message_type, topic, callback, qos):
         """Subscribe ``callback`` to ``topic`` for ``node``: in-process if a node of the process publishes it, else
-        over DDS with ``create_dds()`` until one does."""
+        over DDS until one does, through one subscription per type and QoS for the whole process."""
         guard = getattr(node, "guard", None)
         main_input = guard is not None and guard.main_topic == topic
         subscription = _LocalSubscription(node, (self._place(node), main_input, next(self._serial)), callback)
         resolved = node.resolve_topic_name(topic)
         if resolved not in self._published:
-            subscription.dds = create_dds()
+            outside = next((entry for entry in self._outside if (entry.topic, entry.message_type, entry.qos)
+                            == (resolved, message_type, qos)), None)
+            if outside is None:
+                outside = _OutsideTopic(resolved, message_type, qos, node, self._delivery)
+                self._outside.append(outside)
+            outside.subscriptions.append(subscription)
         self._subscriptions[resolved].append(subscription)
         return subscription
 
@@ -108,17 +135,11 @@ class IntraProcess:
         self._place(node)
         topic = dds.topic_name
         self._published.add(topic)
+        for outside in [entry for entry in self._outside if entry.topic == topic]:
+            outside.owner.destroy_subscription(outside.dds)
+            self._outside.remove(outside)
         subscriptions = self._subscriptions[topic]  # the list itself: later subscriptions join it
-        for subscription in subscriptions:
-            if subscription.dds is not None:
-                subscription.node.destroy_subscription(subscription.dds)
-                subscription.dds = None
-        pending = self._pending
-
-        def deliver(message):
-            for subscription in subscriptions:
-                pending[subscription.key] = (subscription.callback, message)
-        return OutputTopic(dds, deliver, subscriptions)
+        return OutputTopic(dds, self._delivery(subscriptions), subscriptions)
 
     def drain(self):
         """Run the queued callbacks, earliest node first and its main input last, until none is left (callbacks
