@@ -57,6 +57,7 @@ class LoopLU:
         blocks = connected_components(graph, directed=False)[1]
         self.row_blocks, self.column_blocks = blocks[:m], blocks[m:]  # the block of each row and column
         self.band = None
+        self.position = np.arange(m)  # where each unknown sits in a solution of solve_unordered
         if pattern.any():
             self.rows, self.ordered_columns = _band_order(graph, m)
             i, j = np.nonzero(pattern[self.rows][:, self.ordered_columns])
@@ -67,6 +68,7 @@ class LoopLU:
                 self._source = np.ravel_multi_index((self.rows[i], self.columns[self.ordered_columns[j]]), (m, nv))
                 self._target = np.ravel_multi_index((kl + ku + i - j, j), storage, order="F")
                 self._storage = storage
+                self.position = np.argsort(self.ordered_columns)
 
     def factor(self, J_l):
         """The LU factors of J_l[:, columns] (J_l: (m, nv) at one configuration).
@@ -94,11 +96,16 @@ class LoopLU:
             return np.zeros(rhs.shape)  # a serial robot: no loop rows
         if self.band is None:
             return lapack.dgetrs(*factors, rhs)[0]
-        # A = Pᵀ B Qᵀ with B the banded block (rows P, columns Q): A x = b ⇔ B (Qᵀx) = P b
-        solution = lapack.dgbtrs(factors[0], *self.band, rhs[self.rows], factors[1])[0]
-        result = np.empty_like(solution)
-        result[self.ordered_columns] = solution
+        result = np.empty_like(rhs)
+        result[self.ordered_columns] = self.solve_unordered(factors, rhs)
         return result
+
+    def solve_unordered(self, factors, rhs):
+        """A⁻¹ rhs (m, k) with its rows in the factors' order: unknown i in row ``position[i]`` (factors not None).
+        A = Pᵀ B Qᵀ with B the banded block (rows P, columns Q): A x = b ⇔ B (Qᵀx) = P b."""
+        if self.band is None:
+            return lapack.dgetrs(*factors, rhs)[0]
+        return lapack.dgbtrs(factors[0], *self.band, rhs[self.rows], factors[1])[0]
 
 
 class GroupedColumns:
@@ -127,9 +134,19 @@ class GroupedColumns:
         self.summing[np.asarray(columns, dtype=int), self.group] = 1.0
         self.mask = np.array([[block in blocks for blocks in touched] for block in lu.column_blocks],
                              dtype=float).reshape(m, len(columns))  # where each column's solution can be non-zero
+        self._gathers = {}  # right-hand sides' count → flat indices of the columns' entries in a solution
 
     def solve(self, factors, J_l, *extra):
         """A⁻¹ J_l[:, columns] (m, len(columns)), then A⁻¹ of each further right-hand side (m,) in ``extra``."""
-        groups = self.summing.shape[1]
-        solution = self.lu.solve(factors, np.column_stack([J_l @ self.summing, *extra]))
-        return (solution[:, self.group] * self.mask, *solution[:, groups:].T)
+        m, groups = self.mask.shape[0], self.summing.shape[1]
+        if factors is None:  # a serial robot: no loop rows
+            return (np.zeros(self.mask.shape), *np.zeros((len(extra), m)))
+        rhs = J_l @ self.summing
+        if extra:
+            rhs = np.column_stack([rhs, *extra])
+        solution = self.lu.solve_unordered(factors, rhs)
+        width = rhs.shape[1]
+        gather = self._gathers.get(width)
+        if gather is None:  # each column's entries, read from its group's solution in the factors' row order
+            gather = self._gathers[width] = self.lu.position[:, None] * width + self.group[None, :]
+        return (solution.take(gather) * self.mask, *solution[self.lu.position, groups:].T)
