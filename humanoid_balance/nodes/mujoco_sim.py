@@ -15,7 +15,7 @@ however loaded the machine is, as with Gazebo's lockstep. Without it the plant r
 ``real_time`` it keeps up with the wall clock, a late tick stepping as far as the time that has passed (at most
 ``max_lag`` behind: further, the plant gives up that much time and counts it in /diagnostics).
 joint_states, imu and the foot wrenches go out every tick; the ground truth under sim/ at ``ground_truth_rate``
-of simulated time (≤ 0: every tick).
+of simulated time (≤ 0: every tick), while something subscribes to it.
 """
 import time
 
@@ -113,6 +113,8 @@ class MujocoSimNode(Node):
         self.diagnostics = Diagnostics(self, "simulation")
         self.momentum_publishers = [advertise(self, Vector3Stamped, f"sim/{kind}_momentum", RELIABLE_QOS)
                                     for kind in ("linear", "angular")]
+        self.ground_truth_outputs = (self.odom_publisher, self.com_publisher, *self.contact_publishers,
+                                     *self.momentum_publishers)  # a forward pass of the plant: only for readers
         wall = SteadyClock(clock_type=ClockType.STEADY_TIME)  # the plant's pace never follows /clock
         if self.real_time:
             timer(self, self.period, self.tick, clock=wall)
@@ -175,7 +177,7 @@ class MujocoSimNode(Node):
             writer.message.header.frame_id = frame
             publisher.publish(writer.fill(stamp, wrench))
         timing.lap()
-        if self.ground_truth.due(self.sim.time):
+        if self.ground_truth.due(self.sim.time) and any(output.wanted() for output in self.ground_truth_outputs):
             self.publish_ground_truth(stamp)
         timing.lap()
         self.rate.tick()
