@@ -50,11 +50,14 @@ def test_grouped_sensitivities_match_one_solve_per_column(name):
     lin = chain.linearize(q)
     for grouped, lu, columns in ((chain.output_columns, chain.solved_lu, robot.output_v),
                                  (chain.actuated_columns, chain.passive_lu, robot.actuated_v)):
-        sensitivities, step = grouped.solve(lu.factor(lin.J_l), lin.J_l, lin.residual)
+        factors = lu.factor(lin.J_l)
+        sensitivities, step = grouped.solve(factors, lin.J_l, lin.residual)
+        alone, = grouped.solve(factors, lin.J_l)  # without a further right-hand side: the same columns
         A = lin.J_l[:, lu.columns]
         expected = np.linalg.solve(A, np.column_stack([lin.J_l[:, columns], lin.residual])) if chain.m else \
             np.zeros((0, len(columns) + 1))
         np.testing.assert_allclose(sensitivities, expected[:, :-1], rtol=1e-9, atol=1e-11)
         np.testing.assert_allclose(step, expected[:, -1], rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(alone, expected[:, :-1], rtol=1e-9, atol=1e-11)
     if name == "kangaroo_like":
         assert chain.output_columns.summing.shape[1] == 3 and chain.actuated_columns.summing.shape[1] == 3
