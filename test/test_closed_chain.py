@@ -147,3 +147,25 @@ def test_loop_residuals_are_the_pose_of_frame_b_in_frame_a_loop_by_loop(robot_ch
         expected = np.concatenate([a_M_b.translation, pin.log3(a_M_b.rotation)])[list(loop.axis_indices)]
         np.testing.assert_allclose(residual[chain.loop_slices[loop.name]], expected, atol=1e-15, err_msg=loop.name)
         np.testing.assert_allclose(chain.residual(q)[chain.loop_slices[loop.name]], expected, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["kangaroo_like", "mahru"])
+def test_linearize_leaves_the_kinematics_of_its_configuration_when_asked_even_when_kept(name):
+    """With ``kinematics`` the chain's data holds pinocchio's joint Jacobians and frame placements at q afterwards,
+    whether the linearization was computed or kept while other passes used the data (a serial robot: no loops)."""
+    robot, chain = load(name)
+    rng = np.random.default_rng(11)
+    q = closed_configuration(robot, chain, rng) if chain.m else robot.reference_q
+    other = pin.randomConfiguration(robot.model, -np.ones(robot.nq), np.ones(robot.nq))
+    reference = robot.model.createData()
+    pin.computeJointJacobians(robot.model, reference, q)
+    pin.updateFramePlacements(robot.model, reference)
+    frame = robot.model.nframes - 1
+    for _ in range(2):  # computed, then kept
+        first = chain.linearize(q, kinematics=True)
+        np.testing.assert_allclose(chain.data.J, reference.J, atol=1e-12)
+        np.testing.assert_allclose(chain.data.oMf[frame].homogeneous, reference.oMf[frame].homogeneous, atol=1e-12)
+        pin.computeJointJacobians(robot.model, chain.data, other)  # someone else's pass on the data
+        pin.updateFramePlacements(robot.model, chain.data)
+        assert chain.linearize(q) is first  # kept, and the data left as it is without ``kinematics``
+        assert not np.allclose(chain.data.J, reference.J)

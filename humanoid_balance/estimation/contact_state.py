@@ -69,7 +69,6 @@ class ContactEstimator:
             raise ValueError(f"mode must be '{FT_SENSORS}' or '{ACTUATOR_FORCES}', got '{mode}'")
         self.robot = robot
         self.model = robot.model
-        self.data = robot.model.createData()
         self.mode = mode
         self.soles = tuple(soles)
         self.sole_ids = [robot.frame_id(name) for name in self.soles]
@@ -83,6 +82,8 @@ class ContactEstimator:
                        for sole, rectangle in zip(self.soles, self.rectangles)]
         self.quasi_static = (QuasiStaticContactEstimator(robot, self.soles, efforts_are_motor_torques, free_twists)
                              if mode == ACTUATOR_FORCES else None)
+        # from actuator forces, the kinematics are the pass of the quasi-static chain's linearization: one pass, one Data
+        self.data = self.quasi_static.chain.data if self.quasi_static else robot.model.createData()
         self.support = (SupportLoad(robot, imu_frame, SUPPORT_CUTOFF, sample_rate) if mode == ACTUATOR_FORCES
                         else None)
         self.airborne = False  # the support's share was 0 at the last update
@@ -106,7 +107,7 @@ class ContactEstimator:
         """
         model, data = self.model, self.data
         if self.mode == ACTUATOR_FORCES:
-            pin.computeJointJacobians(model, data, q)
+            self.quasi_static.chain.linearize(q, kinematics=True)  # its J_m follows (eq. 66b)
         else:
             pin.forwardKinematics(model, data, q)
         sole_placements = [pin.updateFramePlacement(model, data, frame).copy() for frame in self.sole_ids]

@@ -195,8 +195,10 @@ class ClosedChain:
         """‖e_l‖ of each loop, by name — for diagnostics and error messages."""
         return {name: float(np.linalg.norm(residual[s])) for name, s in self.loop_slices.items()}
 
-    def linearize(self, q):
-        """Residual and constraint Jacobian J_l = ∂e_l/∂θ at ``q`` (eqs. 2–5, appendix A eq. 51).
+    def linearize(self, q, kinematics=False):
+        """Residual and constraint Jacobian J_l = ∂e_l/∂θ at ``q`` (eqs. 2–5, appendix A eq. 51); with
+        ``kinematics``, the chain's ``data`` is left holding the world joint Jacobians and every frame placement at
+        ``q`` for the caller to read (a kept linearization does not otherwise touch it).
 
         The relative twist of frame_b w.r.t. frame_a uses the joints that move one frame but not the
         other (eq. 51); with the world-frame joint Jacobians J (6, nv) of pinocchio it is
@@ -207,12 +209,15 @@ class ClosedChain:
         """
         last_q, last = self._linearized
         if last_q is not None and last_q.tobytes() == np.asarray(q, dtype=float).tobytes():
+            if kinematics:
+                self._joint_jacobians(q)
             return last
         if not self.loops:
+            if kinematics:
+                self._joint_jacobians(q)
             linearization = Linearization(self, np.zeros(0), np.zeros((0, self.model.nv)))
         else:
-            pin.computeJointJacobians(self.model, self.data, q)  # world-frame joint Jacobians + placements
-            pin.updateFramePlacements(self.model, self.data)
+            self._joint_jacobians(q)
             R_T, p = self._frames.read()  # every frame_a, then every frame_b, the rotation loops first
             full, R_ab = self._loop_errors(R_T, p)
             L, k, W = len(self.loops), self._rotation_count, self._W
@@ -229,6 +234,11 @@ class ClosedChain:
             linearization = Linearization(self, full.reshape(-1).take(self._error_rows), J_l)
         self._linearized = (np.array(q, dtype=float), linearization)
         return linearization
+
+    def _joint_jacobians(self, q):
+        """The world-frame joint Jacobians and every frame placement at ``q``, in ``data``."""
+        pin.computeJointJacobians(self.model, self.data, q)
+        pin.updateFramePlacements(self.model, self.data)
 
     def constraint_jacobian(self, q):
         """J_l(θ) (m, nv)."""
