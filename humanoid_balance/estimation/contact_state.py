@@ -82,7 +82,7 @@ class ContactEstimator:
                        for sole, rectangle in zip(self.soles, self.rectangles)]
         self.quasi_static = (QuasiStaticContactEstimator(robot, self.soles, efforts_are_motor_torques, free_twists)
                              if mode == ACTUATOR_FORCES else None)
-        # from actuator forces, the kinematics are the pass of the quasi-static chain's linearization: one pass, one Data
+        # from actuator forces the kinematics are the quasi-static chain's linearization pass: one pass, one Data
         self.data = self.quasi_static.chain.data if self.quasi_static else robot.model.createData()
         self.support = (SupportLoad(robot, imu_frame, SUPPORT_CUTOFF, sample_rate) if mode == ACTUATOR_FORCES
                         else None)
