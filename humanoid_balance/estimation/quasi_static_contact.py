@@ -43,8 +43,7 @@ class QuasiStaticContactEstimator:
     def contact_jacobian(self, q):
         """Stacked 6-D LOCAL Jacobians of the soles (6·feet, nv)."""
         model, data = self.chain.model, self.chain.data
-        pin.computeJointJacobians(model, data, q)
-        pin.updateFramePlacements(model, data)
+        self.chain.linearize(q, kinematics=True)  # the pass the statics' J_m needs anyway (eq. 66b)
         return np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
 
     def estimate(self, q, actuator_efforts, J_c=None, support=1.0):

@@ -208,16 +208,15 @@ class ClosedChain:
         converging quadratically. All rows come out of one product: J_l = (W J) ⊙ s, W (m, 6).
         """
         last_q, last = self._linearized
-        if last_q is not None and last_q.tobytes() == np.asarray(q, dtype=float).tobytes():
-            if kinematics:
-                self._joint_jacobians(q)
+        kept = last_q is not None and last_q.tobytes() == np.asarray(q, dtype=float).tobytes()
+        if kinematics or (self.loops and not kept):  # world-frame joint Jacobians and frame placements at q
+            pin.computeJointJacobians(self.model, self.data, q)
+            pin.updateFramePlacements(self.model, self.data)
+        if kept:
             return last
         if not self.loops:
-            if kinematics:
-                self._joint_jacobians(q)
             linearization = Linearization(self, np.zeros(0), np.zeros((0, self.model.nv)))
         else:
-            self._joint_jacobians(q)
             R_T, p = self._frames.read()  # every frame_a, then every frame_b, the rotation loops first
             full, R_ab = self._loop_errors(R_T, p)
             L, k, W = len(self.loops), self._rotation_count, self._W
@@ -234,11 +233,6 @@ class ClosedChain:
             linearization = Linearization(self, full.reshape(-1).take(self._error_rows), J_l)
         self._linearized = (np.array(q, dtype=float), linearization)
         return linearization
-
-    def _joint_jacobians(self, q):
-        """The world-frame joint Jacobians and every frame placement at ``q``, in ``data``."""
-        pin.computeJointJacobians(self.model, self.data, q)
-        pin.updateFramePlacements(self.model, self.data)
 
     def constraint_jacobian(self, q):
         """J_l(θ) (m, nv)."""
