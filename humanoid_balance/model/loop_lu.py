@@ -94,15 +94,12 @@ class LoopLU:
         rhs = np.asarray(rhs, dtype=float)
         if factors is None:
             return np.zeros(rhs.shape)  # a serial robot: no loop rows
-        if self.band is None:
-            return lapack.dgetrs(*factors, rhs)[0]
-        result = np.empty_like(rhs)
-        result[self.ordered_columns] = self.solve_unordered(factors, rhs)
-        return result
+        solution = self.solve_unordered(factors, rhs)
+        return solution if self.band is None else solution[self.position]
 
     def solve_unordered(self, factors, rhs):
-        """A⁻¹ rhs (m, k) with its rows in the factors' order: unknown i in row ``position[i]`` (factors not None).
-        A = Pᵀ B Qᵀ with B the banded block (rows P, columns Q): A x = b ⇔ B (Qᵀx) = P b."""
+        """A⁻¹ rhs (rhs (m,) or (m, k)) with its rows in the factors' order: unknown i in row ``position[i]``
+        (factors not None). A = Pᵀ B Qᵀ with B the banded block (rows P, columns Q): A x = b ⇔ B (Qᵀx) = P b."""
         if self.band is None:
             return lapack.dgetrs(*factors, rhs)[0]
         return lapack.dgbtrs(factors[0], *self.band, rhs[self.rows], factors[1])[0]
