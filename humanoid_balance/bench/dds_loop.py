@@ -36,7 +36,7 @@ from rclpy.qos import QoSProfile
 from sensor_msgs.msg import JointState
 
 from humanoid_balance.bench.closed_loop import FALL_DROP, robot_config
-from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_parent, stop
+from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_parent, stop, stop_processes
 from humanoid_balance.bench.results import Result
 from humanoid_balance.control.balancer import COMMAND_INTERFACES
 from humanoid_balance.nodes.common import LEVEL_NAMES, RELIABLE_QOS
@@ -310,10 +310,7 @@ def probe_with_echoes(*remaps):
         yield probe
     finally:
         probe.close()
-        for echo in echoes:
-            echo.terminate()
-        for echo in echoes:
-            echo.wait(10)
+        stop_processes(echoes)
 
 
 def ping_pong(count=PING_PONGS):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from humanoid_balance.resources import executable
 
-__all__ = ["die_with_parent", "NodeProcess", "stop", "cpu_seconds"]
+__all__ = ["die_with_parent", "NodeProcess", "stop", "stop_processes", "cpu_seconds"]
 
 PR_SET_PDEATHSIG = 1
 
@@ -52,13 +52,18 @@ class NodeProcess:
 
 def stop(nodes, timeout=10.0):
     """SIGINT every node (as Ctrl-C), then SIGKILL those still running after ``timeout`` [s]."""
-    for node in nodes:
-        if node.process.poll() is None:
-            node.process.send_signal(signal.SIGINT)
+    stop_processes([node.process for node in nodes], timeout)
+
+
+def stop_processes(processes, timeout=10.0):
+    """SIGINT every process (subprocess.Popen), then SIGKILL those still running after ``timeout`` [s]."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
     deadline = time.monotonic() + timeout
-    for node in nodes:
+    for process in processes:
         try:
-            node.process.wait(max(0.0, deadline - time.monotonic()))
+            process.wait(max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            node.process.kill()
-            node.process.wait()
+            process.kill()
+            process.wait()
