@@ -51,6 +51,24 @@ def test_kinematic_mode_drives_the_com_to_its_reference(kangaroo):
     np.testing.assert_allclose(com_of(robot, q)[:2], target[:2], atol=2e-3)
 
 
+def test_kinematic_mode_without_a_measured_zmp_holds_the_posture(kangaroo):
+    """Eq. 24 feeds back the measured ZMP; without one (zmp None: none fresh) the kinematic mode commands no motion
+    — the outputs stay where they are — while the statics' torques still hold the weight. With the ZMP at the
+    CoM's ground point the same CoM error does move the robot (the CoM-only feedback that let the plant's rocking
+    grow until it fell, seconds after its contact estimator died)."""
+    robot, chain, q = kangaroo
+    target = com_of(robot, q) + np.array([0.0, 0.02, 0.0])
+    held = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET))
+    command = held.update(BalancerState(q, np.zeros(robot.nv), (True, True), None, target), 0.01)
+    assert not command.velocity.any()
+    np.testing.assert_array_equal(command.position, q[robot.output_q])
+    moving = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET))
+    zmp_at_com = com_of(robot, q) * np.array([1.0, 1.0, 0.0])
+    motion = moving.update(BalancerState(q, np.zeros(robot.nv), (True, True), zmp_at_com, target), 0.01)
+    assert np.abs(motion.velocity).max() > 1e-3
+    np.testing.assert_allclose(command.effort, motion.effort)  # the same statics hold the weight
+
+
 @pytest.mark.parametrize("mode", ["momentum", "kinematic"])
 def test_at_rest_on_target_the_weight_is_held_with_the_static_torques(kangaroo, mode):
     """Momentum mode's Garofalo torques and kinematic mode's quasi-static ones both equal the statics of the QP's

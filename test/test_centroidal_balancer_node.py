@@ -52,7 +52,7 @@ class Session(NodeSession):
         self.odom.publish(odom)
         for publisher in self.states:
             publisher.publish(Int8(data=1))
-        zmp = PointStamped()  # under the base: without a recent zmp the balancer warns that it has no ZMP feedback
+        zmp = PointStamped()  # under the base: without a recent zmp the kinematic mode holds its posture
         zmp.header.stamp.sec, zmp.header.stamp.nanosec, zmp.header.frame_id = stamp_sec, stamp_nsec, "odom"
         self.zmp.publish(zmp)
         message = JointState(name=list(self.robot.joint_names), position=[float(x) for x in self.q],
@@ -73,10 +73,10 @@ def test_lifecycle_commands_only_while_active_and_within_limits(kangaroo):
     session = Session(robot, q, ["-p", "autostart:=false"])
     try:
         assert not session.run(lambda: len(session.commands) > 0, timeout=2.0)  # unconfigured: silent
-        assert session.change_state(Transition.TRANSITION_CONFIGURE), session.stop()[2]
+        assert session.change_state(Transition.TRANSITION_CONFIGURE), session.report()
         assert not session.run(lambda: len(session.commands) > 0, timeout=1.0)  # inactive: still silent
-        assert session.change_state(Transition.TRANSITION_ACTIVATE), session.stop()[2]
-        assert session.run(lambda: len(session.commands) > 20), session.stop()[2]
+        assert session.change_state(Transition.TRANSITION_ACTIVATE), session.report()
+        assert session.run(lambda: len(session.commands) > 20), session.report()
         command = session.commands[-1]
         assert list(command.name) == list(robot.output_names)
         lower, upper = robot.position_limits(robot.output_names)
@@ -97,7 +97,7 @@ def test_gain_change_breaking_the_iss_conditions_is_refused(kangaroo):
     robot, q = kangaroo
     session = Session(robot, q)
     try:
-        assert session.run(lambda: len(session.commands) > 5), session.stop()[2]
+        assert session.run(lambda: len(session.commands) > 5), session.report()
         request = SetParameters.Request(parameters=[Parameter(
             name="k_c", value=ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=0.5))])
         result = session.probe.call(SetParameters, "/centroidal_balancer/set_parameters", request).results[0]
@@ -113,7 +113,7 @@ def test_stale_inputs_hold_the_posture_and_recover(kangaroo):
     robot, q = kangaroo
     session = Session(robot, q)
     try:
-        assert session.run(lambda: len(session.commands) > 5), session.stop()[2]
+        assert session.run(lambda: len(session.commands) > 5), session.report()
 
         def holding():
             status = session.probe.diagnostics.get(DIAGNOSTIC)
@@ -140,7 +140,7 @@ def test_mahru_configuration_from_the_readme_comes_up(kangaroo):
     session = Session(*kangaroo, ["--params-file", str(config / "centroidal_balancer.yaml"), "--params-file",
                                   str(config / "robots" / "mahru.yaml")])
     try:
-        assert session.run(lambda: DIAGNOSTIC in session.probe.diagnostics, timeout=15.0, feed=False), session.stop()[2]
+        assert session.run(lambda: DIAGNOSTIC in session.probe.diagnostics, timeout=15.0, feed=False), session.report()
         assert session.probe.diagnostics[DIAGNOSTIC].message == "waiting for estimated_joint_states and odom"
     finally:
         returncode, _, stderr = session.stop()

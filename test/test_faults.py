@@ -1,8 +1,8 @@
 """Faults in time on the running chain (issue 20), the four nodes in their own processes, each fault judged against
 what the chain did just before it:
 
-- kill -9 of each node, then a restart: the others report the gap and hold, the robot stays up, and the chain
-  resumes balancing where it was;
+- kill -9 of each node, ten seconds down, then a restart: the others report the gap and hold, the robot stays
+  up, and the chain resumes balancing where it was;
 - two seconds of silence from state_estimator (SIGSTOP), then recovery;
 - the soak run's smoke version (humanoid-balance bench soak): random pushes and dances, nothing dies, leaks or is
   rejected.
@@ -34,6 +34,11 @@ GAP_REPORT = {  # killed node → (node that reports it, words of its report)
 }
 
 
+DOWN_TIME = 10.0  # a killed node stays down this long [s of wall time] before its restart: the others' holds must
+                 # last (without its zmp the balancer once balanced on CoM feedback alone, and the robot's rocking on
+                 # its soles grew until it fell some 5–9 s after the kill — after a quick restart, only now and then)
+
+
 @pytest.mark.parametrize("node", SUITE)
 def test_kill_9_and_restart_the_others_report_and_hold_then_the_chain_resumes(chain, node):
     before = chain.watch.baseline()
@@ -43,7 +48,12 @@ def test_kill_9_and_restart_the_others_report_and_hold_then_the_chain_resumes(ch
     assert chain.spin(15.0, until=lambda: chain.status[reporter].arrival > killed + 0.5 and
                       words in chain.status[reporter].message), chain.status[reporter]
     assert chain.status[reporter].level in ("WARN", "ERROR")
-    assert abs(chain.base_height - before[1]) < HEIGHT_TOLERANCE, "the robot sagged while a node was down"
+    chain.spin(killed + DOWN_TIME - time.monotonic())
+    assert words in chain.status[reporter].message, chain.status[reporter]
+    heights = [height for arrival, height in chain.heights if arrival >= killed] or [chain.base_height]
+    worst = max(heights, key=lambda height: abs(height - before[1]))
+    assert abs(worst - before[1]) < HEIGHT_TOLERANCE, \
+        f"the robot moved while {node} was down: base at {worst:.3f} m, {before[1]:.3f} m before"
     chain.launch(node)
     assert_resumes(chain, node, f"the restart of {node}")
     assert_standing_as_before(chain, before, f"kill -9 and restart of {node}")

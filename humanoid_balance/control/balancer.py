@@ -80,7 +80,7 @@ class BalancerState(NamedTuple):
     q: np.ndarray                      # floating-base configuration (base pose from odom, every joint)
     v: np.ndarray                      # velocity (base twist in the base frame, every joint)
     contacts: tuple                    # per foot: True in contact
-    zmp: Optional[np.ndarray]          # measured ZMP, world frame [m]
+    zmp: Optional[np.ndarray]          # measured ZMP, world frame [m]; None: none fresh (kinematic mode holds)
     com_reference: np.ndarray          # desired CoM, world frame [m]
     joint_rates: dict = {}             # J-busy extra sections → joint rates [rad/s]
     poses: dict = {}                   # C-busy extra sections → target pin.SE3 of their end frame, world
@@ -181,8 +181,8 @@ class Balancer:
 
         if active:
             self._choose_support(active)
-        if config.mode == "kinematic":
-            velocity = (self._kinematic_rates(state, com, R_base) if active else
+        if config.mode == "kinematic":  # eq. 24 needs the measured ZMP: without one the posture is held
+            velocity = (self._kinematic_rates(state, com, R_base) if active and state.zmp is not None else
                         np.zeros(len(robot.output_names)))
         elif config.mode == "momentum":
             velocity = np.zeros(len(robot.output_names))
@@ -224,9 +224,9 @@ class Balancer:
     # -- modes ----------------------------------------------------------------------------------------
     def _kinematic_rates(self, state, com, R_base):
         config = self.config
-        zmp = com if state.zmp is None else state.zmp
         u = np.zeros(3)
-        u[:2] = balancing_input(np.zeros(2), state.com_reference, zmp, state.com_reference, com, config.zmp_com)
+        u[:2] = balancing_input(np.zeros(2), state.com_reference, state.zmp, state.com_reference, com,
+                                config.zmp_com)
         u[2] = config.com_height_gain * (state.com_reference[2] - com[2])
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
         resolution = self.resolver.resolve(state.q, u, omega, twists=self._extra_twists(state),

@@ -12,7 +12,8 @@
     ~/jump (std_srvs/Trigger): viip mode stoops, lifts off, flies and absorbs the landing
 
 Modes (parameter ``mode``): kinematic (Choi–Kim), momentum (Garofalo et al.), viip (Sugihara–Nakamura).
-Inputs older than ``input_timeout`` → hold the last posture with zero velocity, say so, recover on return.
+Inputs older than ``input_timeout`` → hold the last posture with zero velocity, say so, recover on return;
+so does the kinematic mode without a fresh zmp (its ZMP/CoM control, Choi–Kim eq. 24, feeds it back).
 balance/joint_command follows every estimate; balance/com, the markers and the desired wrenches, which only people
 look at, go out at ``display_rate`` while something subscribes to them.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
@@ -305,9 +306,10 @@ class CentroidalBalancerNode(LifecycleNode):
             self.diagnostics.publish("WARN", "waiting for estimated_joint_states and odom", values)
         elif self.holding:
             self.diagnostics.publish("WARN", "inputs stale: holding posture", values)
-        elif not self.zmp_fresh:
+        elif not self.zmp_fresh:  # the kinematic mode's ZMP/CoM control (eq. 24) holds without it
+            consequence = "holding posture" if self.config.mode == "kinematic" else "no ZMP margin"
             self.diagnostics.publish("WARN", f"zmp stale or missing (older than input_timeout {self.input_timeout} "
-                                     "s): balancing without ZMP feedback", values)
+                                     f"s): {consequence}", values)
         elif str(self.status.get("qp status", "solved")).startswith("fallback"):
             self.diagnostics.publish("WARN", f"wrench QP {self.status['qp status']}", values)
         else:
