@@ -133,6 +133,18 @@ class NodeSession:
         node's start-up on a loaded machine (a CI run once needed more than 20 s)."""
         return self.probe.spin_until(condition, timeout, on_tick=tick, period=0.005)
 
+    def report(self):
+        """Why a condition did not come, for an assertion's message: what the probe saw of the node (its last
+        statuses, and how many endpoints matched each of the probe's topics), then the node stopped, with its exit
+        code (−9: it hung, and was killed) and the end of its output."""
+        node = self.probe.node
+        statuses = {name: status.message for name, status in self.probe.diagnostics.items()} or "none"
+        matched = {**{p.topic_name: f"{p.get_subscription_count()} reader(s)" for p in node.publishers},
+                   **{s.topic_name: f"{node.count_publishers(s.topic_name)} writer(s)" for s in node.subscriptions}}
+        returncode, stdout, stderr = self.stop()
+        return (f"diagnostics received: {statuses}; matched: {matched}; exit code {returncode}; "
+                f"stdout ends: {stdout[-1500:]!r}; stderr ends: {stderr[-1500:]!r}")
+
     def stop(self):
         """Stop the node once; (returncode, stdout, stderr)."""
         from ros_processes import stop

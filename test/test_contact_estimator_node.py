@@ -70,7 +70,7 @@ def test_actuator_forces_mode_zmp_under_the_com(stance):
     session = Session("actuator_forces")
     try:
         assert session.run(lambda: len(session.zmp) > 20, lambda: session.send_state(robot, joints, efforts)), \
-            session.stop()[2]
+            session.report()
         zmp = session.zmp[-1].point
         np.testing.assert_allclose([zmp.x, zmp.y], com[:2], atol=1e-3)
         assert session.zmp[-1].header.frame_id == "odom"
@@ -104,9 +104,9 @@ def test_actuator_forces_mode_sees_flight_in_the_imu(stance):
         return [session.states[foot][-1].data if session.states[foot] else None for foot in ("left_foot", "right_foot")]
 
     try:
-        assert session.run(lambda: phases() == [1, 1], tick), session.stop()[2]
+        assert session.run(lambda: phases() == [1, 1], tick), session.report()
         reading[0] = 0.0
-        assert session.run(lambda: phases() == [0, 0], tick), (phases(), session.stop()[2])
+        assert session.run(lambda: phases() == [0, 0], tick), (phases(), session.report())
         assert session.run(lambda: (session.probe.diagnostic_values(DIAGNOSTIC) or {}).get("flight detection")
                            == "on (imu)", tick)
         assert float(session.probe.diagnostic_values(DIAGNOSTIC)["weight on the supports [%]"]) == 0.0
@@ -128,7 +128,7 @@ def test_ft_mode_and_a_wrench_topic_that_goes_silent(stance):
         session.send_state(robot, joints, efforts)
 
     try:
-        assert session.run(lambda: len(session.left) > 20, tick), session.stop()[2]
+        assert session.run(lambda: len(session.left) > 20, tick), session.report()
         assert session.left[-1].wrench.force.z == pytest.approx(F[0, 2], rel=1e-6)
         assert session.states["right_foot"][-1].data == 1
         silent.append("right_foot")

@@ -56,10 +56,10 @@ def test_a_node_runs_on_either_executor_and_survives_messages_it_cannot_use(tmp_
         return int(values.get("rejected: missing_joints", 0))
 
     try:
-        assert session.run(lambda: len(estimates) > 10, send_valid), session.stop()[2]
-        assert session.run(lambda: rejected_names() >= 1, send_malformed, timeout=10.0), session.stop()[2]
+        assert session.run(lambda: len(estimates) > 10, send_valid), session.report()
+        assert session.run(lambda: rejected_names() >= 1, send_malformed, timeout=10.0), session.report()
         before = len(estimates)
-        assert session.run(lambda: len(estimates) > before + 10, send_valid), session.stop()[2]
+        assert session.run(lambda: len(estimates) > before + 10, send_valid), session.report()
         assert session.process.poll() is None
         np.testing.assert_allclose(np.array(estimates[-1].position)[[robot.joint_names.index(n) for n in names]],
                                    positions, atol=1e-9)

@@ -68,7 +68,7 @@ def test_actuator_commands_in_actuated_order_and_interface_switch(kangaroo):
         session.send(next(progress, outputs), rates)
 
     try:
-        assert session.run(lambda: len(session.commands) > 30, tick), session.stop()[2]
+        assert session.run(lambda: len(session.commands) > 30, tick), session.report()
         data = np.array(session.commands[-1].data)
         assert data.shape == (len(robot.actuated_names),) and np.all(np.isfinite(data))
         np.testing.assert_allclose(data, truth[robot.actuated_q], atol=1e-9)
@@ -129,8 +129,8 @@ def test_driving_towards_a_singularity_holds_the_last_safe_command(kangaroo):
         return status is not None and status.message.startswith("holding the last safe command")
 
     try:
-        assert session.run(lambda: len(session.commands) > 5, lambda: session.send(outputs)), session.stop()[2]
-        assert session.run(holding, tick, timeout=20.0)
+        assert session.run(lambda: len(session.commands) > 5, lambda: session.send(outputs)), session.report()
+        assert session.run(holding, tick, timeout=20.0), session.report()
         held = list(session.commands[-1].data)
         assert session.run(lambda: False, tick, timeout=0.5) is False
         np.testing.assert_allclose(session.commands[-1].data, held)
@@ -165,7 +165,7 @@ def test_joint_impedance_command_its_gains_at_run_time_and_the_stale_hold(kangar
         return np.array(session.commands[-1].data).reshape(len(fields), n)
 
     try:
-        assert session.run(lambda: len(session.commands) > 30, tick), session.stop()[2]
+        assert session.run(lambda: len(session.commands) > 30, tick), session.report()
         layout = session.commands[-1].layout.dim
         assert [d.label for d in layout] == [",".join(fields), "actuators"] and [d.size for d in layout] == [5, n]
         position, velocity, effort, stiffness, damping = rows()

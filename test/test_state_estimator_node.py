@@ -67,7 +67,7 @@ class Session(NodeSession):
         target = len(self.estimated) + count_more
         assert self.probe.spin_until(lambda: len(self.estimated) >= target, timeout,
                                      on_tick=lambda: self.send(names, positions, np.zeros(len(names))),
-                                     period=0.005), f"no estimated_joint_states; node stderr: {self.stop()[2]}"
+                                     period=0.005), f"no estimated_joint_states; {self.report()}"
 
 
 
@@ -116,7 +116,7 @@ def test_the_base_is_ballistic_while_contact_phases_say_aerial_and_lands_without
     def heights(count):
         start = len(session.odom)
         assert session.probe.spin_until(lambda: len(session.odom) >= start + count, 30.0, on_tick=tick,
-                                        period=0.005), session.stop()[2]
+                                        period=0.005), session.report()
         return np.array([(stamp_seconds(m.header.stamp), m.pose.pose.position.z) for m in session.odom[start:]])
 
     try:
@@ -165,7 +165,7 @@ def test_the_accelerometer_enters_the_base_estimate_with_its_time_constants(tmp_
         start = session.odom[-1].pose.pose.position.x
         biased = lambda: session.send(names, positions, np.zeros(len(names)), acceleration=(bias, 0.0, 9.81))  # noqa
         assert session.probe.spin_until(lambda: len(session.odom) > 600, 60.0, period=0.005, on_tick=biased), \
-            session.stop()[2]
+            session.report()
         settled, dt = session.odom[-1], 0.005  # Session.send's stamps
 
         def steady(dt):
