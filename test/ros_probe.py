@@ -138,7 +138,8 @@ class NodeSession:
         statuses, and how many endpoints matched each of the probe's topics), then the node stopped, with its exit
         code (−9: it hung, and was killed) and the end of its output."""
         node = self.probe.node
-        statuses = {name: status.message for name, status in self.probe.diagnostics.items()} or "none"
+        statuses = {name: (status.message, {kv.key: kv.value for kv in status.values})
+                    for name, status in self.probe.diagnostics.items()} or "none"
         matched = {**{p.topic_name: f"{p.get_subscription_count()} reader(s)" for p in node.publishers},
                    **{s.topic_name: f"{node.count_publishers(s.topic_name)} writer(s)" for s in node.subscriptions}}
         returncode, stdout, stderr = self.stop()

@@ -107,6 +107,7 @@ def test_bad_commands_are_rejected_and_the_last_good_one_kept(kangaroo):
 
             assert session.probe.spin_until(counted, 10.0), (key, session.probe.diagnostic_values(DIAGNOSTIC))
         np.testing.assert_allclose(session.commands[-1].data, good)
+        assert session.probe.diagnostic_values(DIAGNOSTIC)["publishers of balance/joint_command"] == "1"  # the probe
     finally:
         returncode, _, stderr = session.stop()
     assert returncode == 0, stderr

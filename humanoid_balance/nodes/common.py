@@ -268,6 +268,9 @@ class InputGuard:
         age = self.input_age()
         if self.main_topic is not None:
             values[f"last good {self.main_topic} [s ago]"] = float("nan") if age is None else age
+            # none: nothing publishes it (or a remap is wrong); some, yet no message: QoS, discovery, a stopped source
+            values[f"publishers of {self.main_topic}"] = self.node.count_publishers(
+                self.node.resolve_topic_name(self.main_topic))
         values.update({f"rejected: {reason}": count for reason, count in sorted(self.rejected.items())})
         return values
 
