@@ -9,6 +9,7 @@ centroidal_balancer/jump), publishes robot_description (latched,
 as robot_state_publisher does) and records ground truth and estimates for the report. With ``record``, a recorder
 node writes every topic of the graph, on the plant's clock, into a rosbag2 (MCAP) directory, with the robot's /tf.
 """
+import gc
 import sys
 import time
 from pathlib import Path
@@ -273,7 +274,7 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=None, rea
     progress = progress or Progress(scenario.duration)
     progress.begin_run()
     rclpy.init(args=["--ros-args", "--log-level", "warn"])
-    nodes, recorder = {}, None
+    nodes, recorder, executor = {}, None, None
     try:
         nodes = build_suite(real_time_rate, robot, mode)
         plant, config = nodes["mujoco_sim"], nodes["centroidal_balancer"].robot_config
@@ -325,9 +326,16 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=None, rea
     finally:
         if recorder is not None:
             recorder.bag.close()   # a recording cut short is still a valid one
+        if executor is not None:   # first: the nodes it holds are in use, and destroying them would wait
+            executor.shutdown()
         for node in nodes.values():
             node.destroy_node()
         rclpy.try_shutdown()
+        # A destroyed lifecycle node stays in the DDS graph, silent, until reference cycles holding its rclpy
+        # objects are collected (cf. ros2/rclpy#1710): collect them now, so that the run leaves nothing behind in
+        # the caller's process (a later node of the same name would share its services and topics).
+        nodes.clear()
+        gc.collect()
 
 
 def start_recording(path, urdf, description):
