@@ -331,9 +331,9 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=None, rea
         for node in nodes.values():
             node.destroy_node()
         rclpy.try_shutdown()
-        # A destroyed lifecycle node stays in the DDS graph, silent, until reference cycles holding its rclpy
-        # objects are collected (cf. ros2/rclpy#1710): collect them now, so that the run leaves nothing behind in
-        # the caller's process (a later node of the same name would share its services and topics).
+        # A destroyed lifecycle node stays in the DDS graph, silent, until the reference cycles holding its rclpy
+        # objects are collected (cf. ros2/rclpy#1710): collect them now, so that a caller holding nothing of the
+        # run (a script, the CLI) keeps no ghost of its nodes beside the ones it starts next under the same names.
         nodes.clear()
         gc.collect()
 
