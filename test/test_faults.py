@@ -76,9 +76,14 @@ def test_two_seconds_of_silence_from_the_estimator_are_reported_then_the_chain_r
     assert_standing_as_before(chain, before, "two seconds of silence")
 
 
+RECOVERY = 30.0  # after SETTLE, the time every node has to report no ERROR again [s of wall time]: in a CI run the
+                 # contact estimator still had no estimated_joint_states 5.7 s after the chain's probe saw them flow
+                 # again from a restarted state_estimator (DDS matching the new writer with every reader); here 2–4 s
+
+
 def assert_resumes(chain, node, what):
-    """``node``'s main output and the commands flow again at more than half the rate, and every node's next status
-    after SETTLE is no ERROR."""
+    """``node``'s main output and the commands flow again at more than half the rate, and then every node reports
+    no ERROR within RECOVERY."""
     def flowing(topic):  # a tenth of the plant's rate at least, in wall time: the lockstep's pace is the machine's
         now = time.monotonic()
         return chain.watch.rate(topic, now - 0.5, now) > 0.1 * RATE
@@ -87,9 +92,13 @@ def assert_resumes(chain, node, what):
         f"no recovery after {what}; {node}'s output ends:\n{chain.processes[node].tail()}"
     chain.spin(SETTLE)
     settled = time.monotonic()
-    assert chain.spin(3.0, until=lambda: all(chain.status[name].arrival > settled for name in (*SUITE, PLANT)))
-    errors = {name: chain.status[name] for name in (*SUITE, PLANT) if chain.status[name].level == "ERROR"}
-    assert not errors, f"after {what}: {errors}"
+    names = (*SUITE, PLANT)
+
+    def recovered():
+        return all(chain.status[name].arrival > settled and chain.status[name].level != "ERROR" for name in names)
+
+    assert chain.spin(RECOVERY, until=recovered), \
+        f"after {what}: {({name: chain.status[name] for name in names if chain.status[name].level == 'ERROR'})}"
 
 
 def test_soak_smoke_run_stands_leaks_nothing_and_rejects_nothing():
