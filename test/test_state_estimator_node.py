@@ -263,7 +263,8 @@ def test_a_far_future_stamp_is_not_adopted_and_a_clock_jump_is_followed(tmp_path
 
         def stale():
             status = session.probe.diagnostics.get(DIAGNOSTIC)
-            return status is not None and status.level == DiagnosticStatus.ERROR and status.message.startswith("no good joint_states")
+            return (status is not None and status.level == DiagnosticStatus.ERROR
+                    and status.message.startswith("no good joint_states"))
 
         assert session.probe.spin_until(stale, 5.0), session.probe.diagnostics.get(DIAGNOSTIC)
         assert figure("last good joint_states [s ago]") > 0.5
