@@ -60,7 +60,7 @@ def test_actuator_mode_end_to_end_zmp_and_support_polygon(standing):
     assert [foot.state for foot in result.feet] == [CONTACT, CONTACT]
     com = pin.centerOfMass(robot.model, robot.model.createData(), q)
     np.testing.assert_allclose(result.zmp[:2], com[:2], atol=1e-3)
-    assert all(foot.cop_inside for foot in result.feet)
+    assert all(foot.cop_inside() for foot in result.feet)
     polygon = estimator.support_polygon(result)[:, :2]
     assert len(polygon) >= 4
     # The ZMP lies inside the convex support polygon: every edge sees it on its left (counter-clockwise).
@@ -94,7 +94,9 @@ def test_ft_mode_transforms_sensor_wrenches_into_sole_frames():
     result = estimator.update(q, sensor_wrenches=[("left_foot", reading), None])
     np.testing.assert_allclose(result.feet[0].wrench, wrench_sole, atol=1e-9)
     np.testing.assert_allclose(result.feet[0].cop_sole, point[:2], atol=1e-12)
-    assert result.feet[1].state == UNKNOWN and result.feet[1].wrench is None
+    np.testing.assert_allclose(result.feet[0].cop_world(), data.oMf[robot.frame_id("left_sole")].act(point),
+                               atol=1e-12)
+    assert result.feet[1].state == UNKNOWN and result.feet[1].wrench is None and result.feet[1].cop_world() is None
 
 
 def test_sole_rectangle_from_collision_box():

@@ -4,9 +4,10 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_balance.model import (contact_forces_from_actuator_efforts, projected_dynamics,
+from humanoid_balance.model import (contact_forces_from_actuator_efforts, load_robot, projected_dynamics,
                                     quasi_static_actuator_efforts)
-from model_fixtures import closed_configuration, consistent_velocity, load
+from humanoid_balance.model.projected_dynamics import gravity_from_joint_jacobians
+from model_fixtures import closed_configuration, consistent_velocity, load, talos_urdf
 
 
 @pytest.mark.parametrize("name, floating_base", [("crank_slider", False), ("kangaroo_like", True)])
@@ -58,3 +59,18 @@ def test_quasi_static_actuator_efforts_match_full_statics():
     # Eq. 46 inverts eq. 44: each sole wrench is determined by its leg's six actuators.
     np.testing.assert_allclose(contact_forces_from_actuator_efforts(chain, q, J_c, tau_reference), F,
                                rtol=1e-7, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["talos", "kangaroo_like"])
+def test_gravity_from_the_joint_jacobians_is_the_rnea_gravity(name):
+    """g(q) = −m J_comᵀ g₀ read from a computeJointJacobians pass equals pinocchio's RNEA gravity, base rows
+    included, at random configurations of a third-party robot (TALOS) and of kangaroo_like's tree."""
+    robot = load_robot(talos_urdf(), floating_base=True) if name == "talos" else load(name, True)[0]
+    model, data = robot.model, robot.model.createData()
+    lower, upper = np.maximum(model.lowerPositionLimit, -1.0), np.minimum(model.upperPositionLimit, 1.0)
+    for _ in range(3):
+        q = pin.randomConfiguration(model, lower, upper)
+        pin.computeJointJacobians(model, data, q)
+        reference = pin.computeGeneralizedGravity(model, model.createData(), q)
+        np.testing.assert_allclose(gravity_from_joint_jacobians(model, data), reference, rtol=1e-10,
+                                   atol=1e-9 * np.abs(reference).max())

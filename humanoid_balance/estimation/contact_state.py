@@ -17,8 +17,9 @@ from humanoid_balance.estimation.support_load import SupportLoad
 from humanoid_balance.estimation.contact_wrench import (CONTACT, UNKNOWN, ContactHysteresis, center_of_pressure,
                                                         wrench_in_frame, zero_moment_point)
 from humanoid_balance.estimation.quasi_static_contact import QuasiStaticContactEstimator
+from humanoid_balance.model.projected_dynamics import gravity_from_joint_jacobians
 from humanoid_balance.model.robot_setup import leg_joints
-from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
+from humanoid_balance.model.soles import SoleRectangle, free_contact_twists, sole_rectangle
 
 __all__ = ["ContactEstimator", "ContactEstimate", "FootContact", "FT_SENSORS", "ACTUATOR_FORCES"]
 
@@ -28,10 +29,17 @@ FT_SENSORS, ACTUATOR_FORCES = "ft_sensors", "actuator_forces"
 class FootContact(NamedTuple):
     wrench: Optional[np.ndarray]      # filtered [f; τ] in the sole frame about its origin, None if unknown
     cop_sole: Optional[np.ndarray]    # CoP (x, y) in the sole frame, None below the CoP force threshold
-    cop_world: Optional[np.ndarray]   # the same point in the world frame
     state: int                        # CONTACT, AERIAL or UNKNOWN
-    cop_inside: Optional[bool]        # CoP within the sole rectangle
     sole_placement: pin.SE3           # sole frame in the world
+    rectangle: SoleRectangle          # the sole's contact rectangle, in the sole frame
+
+    def cop_world(self):
+        """The CoP in the world frame [m], None without one — for display, away from the estimation path."""
+        return None if self.cop_sole is None else self.sole_placement.act(np.array([*self.cop_sole, 0.0]))
+
+    def cop_inside(self):
+        """Whether the CoP lies within the sole rectangle, None without one — for diagnostics."""
+        return None if self.cop_sole is None else bool(self.rectangle.contains(*self.cop_sole))
 
 
 class ContactEstimate(NamedTuple):
@@ -113,10 +121,11 @@ class ContactEstimator:
         sole_placements = [pin.updateFramePlacement(model, data, frame).copy() for frame in self.sole_ids]
         if self.mode == ACTUATOR_FORCES:
             J_c = np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
+            gravity = gravity_from_joint_jacobians(model, data)
             if specific_force is not None and time is not None:
                 self.support.update(data, np.asarray(specific_force, dtype=float), time)
             support = self.support.fraction()
-            samples = self.quasi_static.estimate(q, actuator_efforts, J_c, support)  # (feet, 6)
+            samples = self.quasi_static.estimate(q, actuator_efforts, J_c, support, gravity)  # (feet, 6)
             known = self.all_known
             # at lift-off and touchdown the wrenches start over from their new value, without the low-pass's lag
             airborne = support == 0.0
@@ -139,16 +148,10 @@ class ContactEstimator:
                                                                    self.rectangles, self.phases):
             if not foot_known:
                 phase.update(None)
-                feet.append(FootContact(None, None, None, UNKNOWN, None, placement))
+                feet.append(FootContact(None, None, UNKNOWN, placement, rectangle))
                 continue
-            state = phase.update(wrench[2])
-            cop = center_of_pressure(wrench, self.min_cop_force)
-            if cop is None:
-                feet.append(FootContact(wrench, None, None, state, None, placement))
-            else:
-                x, y = float(cop[0]), float(cop[1])
-                feet.append(FootContact(wrench, cop, placement.act(np.array([x, y, 0.0])), state,
-                                        rectangle.contains(x, y), placement))
+            feet.append(FootContact(wrench, center_of_pressure(wrench, self.min_cop_force), phase.update(wrench[2]),
+                                    placement, rectangle))
             world = placement.act(pin.Force(wrench))
             total = world if total is None else total + world
         if total is None:

@@ -46,15 +46,17 @@ class QuasiStaticContactEstimator:
         self.chain.linearize(q, kinematics=True)  # the pass the statics' J_m needs anyway (eq. 66b)
         return np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
 
-    def estimate(self, q, actuator_efforts, J_c=None, support=1.0):
+    def estimate(self, q, actuator_efforts, J_c=None, support=1.0, gravity=None):
         """Sole wrenches (feet, 6) [N, N·m] from efforts in ``robot.actuated_names`` order at configuration ``q``
-        (``J_c``: the stacked sole Jacobians at ``q`` when the caller has them; ``support``: the share of the
-        weight on the supports, estimation/support_load.py, 0 in the air)."""
+        (``J_c``, ``gravity``: the stacked sole Jacobians and g(q) when the caller has them; ``support``: the share
+        of the weight on the supports, estimation/support_load.py, 0 in the air)."""
         tau = np.asarray(actuator_efforts, dtype=float) * self.force_per_torque
         J_c = self.contact_jacobian(q) if J_c is None else J_c
         if self.holds_every_motion:
-            F = contact_forces_from_actuator_efforts(self.chain, q, J_c, tau, include_base=True, support=support)
+            F = contact_forces_from_actuator_efforts(self.chain, q, J_c, tau, include_base=True, support=support,
+                                                     gravity=gravity)
         else:  # the constrained motions' Jacobian S J_c gives y, F = Sᵀ y
             F = self.basis.T @ contact_forces_from_actuator_efforts(self.chain, q, self.basis @ J_c, tau,
-                                                                     include_base=True, support=support)
+                                                                     include_base=True, support=support,
+                                                                     gravity=gravity)
         return F.reshape(len(self.sole_ids), 6)

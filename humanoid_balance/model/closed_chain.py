@@ -155,6 +155,7 @@ class ClosedChain:
         self.n_joints = robot.nv - b
         outputs = set(robot.output_v)
         self.solved_v = np.array([v for v in range(b, robot.nv) if v not in outputs], dtype=int)
+        self.base_and_actuated_v = np.concatenate([np.arange(b), robot.actuated_v]).astype(int)  # ν_a's columns
         self.passive_joints, self.actuated_joints = robot.passive_v - b, robot.actuated_v - b
         self.output_joints, self.solved_joints = robot.output_v - b, self.solved_v - b
         self.passive_lu = LoopLU(self.row_support, robot.passive_v, "J_l,u")

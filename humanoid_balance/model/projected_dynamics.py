@@ -16,7 +16,8 @@ import pinocchio as pin
 from scipy.linalg import lapack
 
 __all__ = ["ProjectedDynamics", "projected_dynamics", "quasi_static_actuator_efforts",
-           "contact_forces_from_actuator_efforts", "generalized_gravity", "least_squares"]
+           "contact_forces_from_actuator_efforts", "generalized_gravity", "gravity_from_joint_jacobians",
+           "least_squares"]
 
 
 class ProjectedDynamics(NamedTuple):
@@ -45,12 +46,26 @@ def generalized_gravity(chain, q):
     return pin.computeGeneralizedGravity(chain.model, chain.data, q)
 
 
-def _projected_statics(chain, q, J_c, support=1.0):
-    """g, g_m = g_a + J_mᵀ g_u and J_c,m = J_c,a + J_c,u J_m (eq. 66b), with the linearization's J_m (eq. 7)."""
+def gravity_from_joint_jacobians(model, data):
+    """g(q) = −m J_comᵀ g₀ (N, N·m): the gravity's generalized force from the CoM Jacobian (its power is m g₀·ċ),
+    read from the joint Jacobians and placements ``data`` holds after ``computeJointJacobians`` at q — a third of the
+    cost of the RNEA in :func:`generalized_gravity`, for a caller that has made that pass anyway."""
+    J_com = pin.jacobianCenterOfMass(model, data, False)
+    return (-data.mass[0] * model.gravity.linear) @ J_com
+
+
+def _projected_statics(chain, q, J_c, support=1.0, gravity=None):
+    """Gᵀ g = [g_b; g_a + J_mᵀ g_u] and J_c G = [J_c,b  J_c,a + J_c,u J_m] (eq. 66b, with the base rows of eq. 26a),
+    G = ∂ν/∂ν_a with the linearization's J_m (eq. 7); ``gravity``: g(q) when the caller has it."""
     robot = chain.robot
     J_m = chain.mapping_jacobian(q)
-    g = generalized_gravity(chain, q) * support
-    return g, g[robot.actuated_v] + J_m.T @ g[robot.passive_v], J_c[:, robot.actuated_v] + J_c[:, robot.passive_v] @ J_m
+    g = (generalized_gravity(chain, q) if gravity is None else gravity) * support
+    b = robot.base_nv
+    g_m = g.take(chain.base_and_actuated_v)
+    g_m[b:] += J_m.T @ g.take(robot.passive_v)
+    J_cm = J_c.take(chain.base_and_actuated_v, axis=1)
+    J_cm[:, b:] += J_c.take(robot.passive_v, axis=1) @ J_m
+    return g_m, J_cm
 
 
 def quasi_static_actuator_efforts(chain, q, J_c, F):
@@ -60,25 +75,26 @@ def quasi_static_actuator_efforts(chain, q, J_c, F):
         J_c: stacked contact Jacobians (3c or 6c, nv), matching the components of ``F``.
         F: contact forces or wrenches [N, N·m] exerted by the environment on the robot.
     """
-    _, g_m, J_cm = _projected_statics(chain, q, J_c)
-    return g_m - J_cm.T @ F
+    b = chain.robot.base_nv
+    g_m, J_cm = _projected_statics(chain, q, J_c)
+    return g_m[b:] - J_cm[:, b:].T @ F
 
 
-def contact_forces_from_actuator_efforts(chain, q, J_c, tau, include_base=True, rcond=1e-10, support=1.0):
+def contact_forces_from_actuator_efforts(chain, q, J_c, tau, include_base=True, rcond=1e-10, support=1.0,
+                                         gravity=None):
     """F = (J_c,mᵀ)† (g_a + J_mᵀ g_u − τ̄) (eqs. 45–46): contact forces from measured actuator efforts.
 
     With ``include_base`` (floating base only) the six base rows of the quasi-static equations,
-    g_b = J_c,bᵀ F (eq. 26a with ν = ν̇ = 0), are stacked under eq. 45: the actuators alone rarely
+    g_b = J_c,bᵀ F (eq. 26a with ν = ν̇ = 0), are stacked above eq. 45: the actuators alone rarely
     determine every contact component, the base balance does. ``support``: the share of the weight the supports
     carry (estimation/support_load.py), which scales g: 1 standing, 0 in the air, where the base rows would
-    otherwise make the soles carry the weight.
+    otherwise make the soles carry the weight. ``gravity``: g(q) when the caller has it.
     """
-    g, g_m, J_cm = _projected_statics(chain, q, J_c, support)
-    A, rhs = J_cm.T, g_m - tau
-    if include_base and chain.robot.floating_base:
-        A = np.vstack([J_c[:, :6].T, A])
-        rhs = np.concatenate([g[:6], rhs])
-    return least_squares(A, rhs, rcond)
+    b = chain.robot.base_nv
+    rhs, J_cm = _projected_statics(chain, q, J_c, support, gravity)
+    rhs[b:] -= tau
+    first = 0 if include_base else b  # the rows kept: the base's (eq. 26a), then eq. 45's
+    return least_squares(J_cm[:, first:].T, rhs[first:], rcond)
 
 
 def least_squares(A, b, rcond=1e-10):

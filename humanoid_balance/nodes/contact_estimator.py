@@ -168,8 +168,8 @@ class ContactEstimatorNode(Node):
                 self.states[k] = contact.state
             if contact.wrench is not None and self.wrench_publishers[k].wanted():
                 self.wrench_publishers[k].publish(self.wrenches[k].fill(stamp, contact.wrench))
-            if display and contact.cop_world is not None and self.cop_publishers[k].wanted():
-                self.cop_publishers[k].publish(point_message(stamp, self.world_frame, contact.cop_world))
+            if display and contact.cop_sole is not None and self.cop_publishers[k].wanted():
+                self.cop_publishers[k].publish(point_message(stamp, self.world_frame, contact.cop_world()))
         if result.zmp is not None:
             self.zmp.header.stamp = stamp
             self.zmp.point.x, self.zmp.point.y, self.zmp.point.z = (float(value) for value in result.zmp)
@@ -213,7 +213,7 @@ class ContactEstimatorNode(Node):
         for foot, contact in zip(self.feet, self.last.feet):
             values[f"{foot} state"] = STATE_NAMES[contact.state]
             values[f"{foot} normal force [N]"] = float("nan") if contact.wrench is None else float(contact.wrench[2])
-            values[f"{foot} CoP inside sole"] = contact.cop_inside
+            values[f"{foot} CoP inside sole"] = contact.cop_inside()
         values["total normal force [N]"] = self.last.normal_force
         problems = []
         if self.mode == FT_SENSORS:
