@@ -37,6 +37,7 @@ from humanoid_balance.control.zmp_com import ZmpComGains, balancing_input, check
 from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.kinematics import WholeBodyKinematics
+from humanoid_balance.model.projected_dynamics import gravity_from_joint_jacobians
 from humanoid_balance.model.soles import free_contact_twists, polygon_margin, sole_rectangle
 
 __all__ = ["MODES", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer"]
@@ -312,7 +313,7 @@ class Balancer:
         """τ_o = [Tᵀ (g − Σ J_iᵀ w_i)]_joints: the output torques that hold the sole wrenches still (Kangaroo eq. 44
         with the outputs as coordinates; the loop forces drop out since J_l T = 0)."""
         kinematics = self.kinematics
-        generalized = pin.computeGeneralizedGravity(self.model, self.centroidal.data, q).copy()
+        generalized = gravity_from_joint_jacobians(self.model, kinematics.data)  # the kinematics are at q
         for i in active:
             J_sole = pin.getFrameJacobian(self.model, kinematics.data, self.sole_ids[i], pin.LOCAL)
             generalized -= J_sole.T @ wrenches[i]

@@ -71,7 +71,7 @@ class WholeBodyKinematics:
         model, data = self.model, self.data
         pin.computeJointJacobians(model, data, q)
         pin.updateFramePlacements(model, data)
-        self.J_com = pin.jacobianCenterOfMass(model, data, q, False)
+        self.J_com = pin.jacobianCenterOfMass(model, data, False)  # from the joint Jacobians just computed
         self.com = data.com[0].copy()
         self.T = self.chain.output_velocity_map(q)
         self.q = np.array(q, dtype=float)
