@@ -37,7 +37,7 @@ from humanoid_balance.control.zmp_com import ZmpComGains, balancing_input, check
 from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.kinematics import WholeBodyKinematics
-from humanoid_balance.model.projected_dynamics import gravity_from_joint_jacobians
+from humanoid_balance.model.projected_dynamics import gravity_from_com_jacobian
 from humanoid_balance.model.soles import free_contact_twists, polygon_margin, sole_rectangle
 
 __all__ = ["MODES", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer"]
@@ -178,7 +178,7 @@ class Balancer:
         if config.mode == "momentum":
             effort = self._output_torques(state.q, distribution.wrenches, active)
         else:
-            effort = self._static_torques(state.q, distribution.wrenches, active)
+            effort = self._static_torques(distribution.wrenches, active)
 
         if active:
             self._choose_support(active)
@@ -309,11 +309,12 @@ class Balancer:
         return {name: state.joint_rates.get(name, np.zeros(len(s.joints)))
                 for name, s in self.extra.items() if s.role == J_BUSY}
 
-    def _static_torques(self, q, wrenches, active):
-        """τ_o = [Tᵀ (g − Σ J_iᵀ w_i)]_joints: the output torques that hold the sole wrenches still (Kangaroo eq. 44
-        with the outputs as coordinates; the loop forces drop out since J_l T = 0)."""
+    def _static_torques(self, wrenches, active):
+        """τ_o = [Tᵀ (g − Σ J_iᵀ w_i)]_joints at the configuration of ``self.kinematics``: the output torques that hold
+        the sole wrenches still (Kangaroo eq. 44 with the outputs as coordinates; the loop forces drop out since
+        J_l T = 0)."""
         kinematics = self.kinematics
-        generalized = gravity_from_joint_jacobians(self.model, kinematics.data)  # the kinematics are at q
+        generalized = gravity_from_com_jacobian(self.model, self.mass, kinematics.J_com)
         for i in active:
             J_sole = pin.getFrameJacobian(self.model, kinematics.data, self.sole_ids[i], pin.LOCAL)
             generalized -= J_sole.T @ wrenches[i]

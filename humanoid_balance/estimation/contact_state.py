@@ -166,8 +166,8 @@ class ContactEstimator:
     def support_polygon(self, estimate):
         """Convex hull of the soles in contact, (k, 3) counter-clockwise world points on the ground plane — for
         display, away from the estimation path."""
-        corners = [foot.sole_placement.act(corner)[:2] for foot, rectangle in zip(estimate.feet, self.rectangles)
-                   if foot.state == CONTACT for corner in rectangle.corners()]
+        corners = [foot.sole_placement.act(corner)[:2] for foot in estimate.feet
+                   if foot.state == CONTACT for corner in foot.rectangle.corners()]
         if len(corners) < 3:
             return np.zeros((0, 3))
         corners = np.array(corners)

@@ -16,8 +16,8 @@ import pinocchio as pin
 from scipy.linalg import lapack
 
 __all__ = ["ProjectedDynamics", "projected_dynamics", "quasi_static_actuator_efforts",
-           "contact_forces_from_actuator_efforts", "generalized_gravity", "gravity_from_joint_jacobians",
-           "least_squares"]
+           "contact_forces_from_actuator_efforts", "generalized_gravity", "gravity_from_com_jacobian",
+           "gravity_from_joint_jacobians", "least_squares"]
 
 
 class ProjectedDynamics(NamedTuple):
@@ -46,12 +46,18 @@ def generalized_gravity(chain, q):
     return pin.computeGeneralizedGravity(chain.model, chain.data, q)
 
 
+def gravity_from_com_jacobian(model, mass, J_com):
+    """g(q) = −m J_comᵀ g₀ (N, N·m): the gravity's generalized force from the CoM Jacobian J_com (3, nv) at q and the
+    total mass m [kg] (its power is m g₀·ċ)."""
+    return (-mass * model.gravity.linear) @ J_com
+
+
 def gravity_from_joint_jacobians(model, data):
-    """g(q) = −m J_comᵀ g₀ (N, N·m): the gravity's generalized force from the CoM Jacobian (its power is m g₀·ċ),
-    read from the joint Jacobians and placements ``data`` holds after ``computeJointJacobians`` at q — a third of the
-    cost of the RNEA in :func:`generalized_gravity`, for a caller that has made that pass anyway."""
-    J_com = pin.jacobianCenterOfMass(model, data, False)
-    return (-data.mass[0] * model.gravity.linear) @ J_com
+    """g(q) from the CoM Jacobian read from the joint Jacobians and placements ``data`` holds after
+    ``computeJointJacobians`` at q — a third of the cost of the RNEA in :func:`generalized_gravity`, for a caller that
+    has made that pass anyway."""
+    J_com = pin.jacobianCenterOfMass(model, data, False)  # sets data.mass[0] as well
+    return gravity_from_com_jacobian(model, data.mass[0], J_com)
 
 
 def _projected_statics(chain, q, J_c, support=1.0, gravity=None):

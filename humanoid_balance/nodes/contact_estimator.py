@@ -185,7 +185,8 @@ class ContactEstimatorNode(Node):
 
     def markers(self, stamp, result):
         array = MarkerArray()
-        for index, (contact, rectangle) in enumerate(zip(result.feet, self.core.rectangles)):
+        for index, contact in enumerate(result.feet):
+            rectangle = contact.rectangle
             marker = Marker(ns="soles", id=index, type=Marker.CUBE, action=Marker.ADD,
                             color=STATE_COLORS[contact.state])
             marker.header.stamp, marker.header.frame_id = stamp, self.world_frame
