@@ -18,11 +18,16 @@ def numbers(pattern, text):
 def test_smoke_rows_agree_with_the_commanded_rate_and_duration():
     rate, seconds = dds_loop.SMOKE_RATE, dds_loop.SMOKE_SECONDS
     rows = dds_loop.run(smoke=True)
-    assert [row.experiment for row in rows] == [dds_loop.EXPERIMENT] * 7
-    floor, ring, command_rate, p50, p99, standing, cpu = rows
+    assert [row.experiment for row in rows] == [dds_loop.EXPERIMENT] * 8
+    floor, wake_up, ring, command_rate, p50, p99, standing, cpu = rows
     round_trip_median, round_trip_p99, pongs = numbers(r"median (\d+), p99 (\d+) \(n = (\d+)\)", floor.measured)
     assert 0 < round_trip_median <= round_trip_p99 and pongs == 90
-    assert all(f"at {rate} Hz" in row.quantity for row in rows[1:])
+    hot, after_a_sleep, hot_p90, after_a_sleep_p90, serializations = numbers(
+        r"median ([\d.]+) / ([\d.]+), p90 ([\d.]+) / ([\d.]+) \(n = (\d+) each\)", wake_up.measured)
+    assert 0 < hot <= hot_p90 and 0 < after_a_sleep <= after_a_sleep_p90 and serializations == 100
+    # converting a JointState costs rclpy less than sending it to another process and back
+    assert hot < round_trip_median
+    assert all(f"at {rate} Hz" in row.quantity for row in rows[2:])
     ring_rate, ring_p50, ring_p99, returns = numbers(
         r"(\d+) Hz, latency p50 ([\d.]+) ms, p99 ([\d.]+) ms \(n = (\d+)\)", ring.measured)
     assert 0 < ring_rate <= 1.05 * rate and returns == pytest.approx(ring_rate, rel=0.1)  # a window of about 1 s

@@ -12,7 +12,8 @@ joint_states that command was computed from: each command's end-to-end latency i
 DDS reader minus that stamp, both on the system clock. Each process's CPU time over the window, per command, is
 set beside rclpy's own floor measured in the same run: a JointState ping-pong with an echo process, and the ring — the
 loop's topology with no computation: this process sends a JointState at the commanded rate through one echo process
-per node of the suite and back, and times it the same way.
+per node of the suite and back, and times it the same way; and what waiting costs the work that follows it, on this
+machine: the same JointState's serialization, timed back to back and right after a sleep of one 500 Hz tick.
 """
 import contextlib
 import os
@@ -33,6 +34,7 @@ from geometry_msgs.msg import WrenchStamped
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
+from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
 
 from humanoid_balance.bench.closed_loop import FALL_DROP, robot_config
@@ -50,7 +52,9 @@ NOTE = ("7 DDS closed loop: the plant runs free against the wall clock at the co
         "minus the stamp of the plant joint_states it was computed from; CPU per command is each process's CPU time "
         "over the window divided by the commands; the rclpy floor is a JointState round trip between two processes, "
         "measured in the same run, and the ring: a 30-joint JointState sent at the commanded rate from the benchmark's "
-        "process through four echo processes (one per node) and back, no computation, timed as the commands are.")
+        "process through four echo processes (one per node) and back, no computation, timed as the commands are; and "
+        "what a wait costs the work after it: the CPU time of serializing that JointState back to back and right "
+        "after a 2 ms sleep, as each process of the separate layout sleeps between two messages.")
 EXPERIMENT = "7 DDS closed loop"
 ROBOT = DEFAULT_ROBOT
 PAPER = "Kangaroo: estimator at 1 kHz, ≈ 0.38 ms/update (C++)"
@@ -68,6 +72,7 @@ LATENCY_TARGET = {500: 2.0, 1000: 1.0}                   # end-to-end p99 target
 PING_PONGS = 500
 RING_RATES, RING_SECONDS, RING_WARM_UP = (500, 1000), 8.0, 2.0  # the ring's runs [Hz], window and warm-up [s]
 RING_JOINTS = 30                                         # the JointState's size, about a humanoid's [joints]
+WAKE_UP_SAMPLES, WAKE_UP_PAUSE = 500, 2e-3               # serializations timed each way; the wait before one [s]
 
 
 class LoopRun(NamedTuple):
@@ -215,8 +220,7 @@ class LoopProbe:
 
     def send_around_the_ring(self, rate):
         """Start publishing a stamped JointState on the ring at ``rate`` [Hz]; the timer."""
-        message = JointState(name=[f"joint_{k}" for k in range(RING_JOINTS)], position=[0.0] * RING_JOINTS,
-                             velocity=[0.0] * RING_JOINTS, effort=[0.0] * RING_JOINTS)
+        message = ring_message()
         stamp = message.header.stamp
 
         def send():
@@ -228,6 +232,30 @@ class LoopProbe:
         self.executor.shutdown()
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)
+
+
+def ring_message():
+    """The JointState the floor measurements send: RING_JOINTS named joints, every field filled."""
+    return JointState(name=[f"joint_{k}" for k in range(RING_JOINTS)], position=[0.0] * RING_JOINTS,
+                      velocity=[0.0] * RING_JOINTS, effort=[0.0] * RING_JOINTS)
+
+
+def wake_up_cost(samples=WAKE_UP_SAMPLES, pause=WAKE_UP_PAUSE):
+    """What a wait costs the work right after it on this machine: the CPU time [s] of serializing the ring's
+    JointState (rclpy's conversion and the rmw's CDR, no transport) ``samples`` times back to back, then ``samples``
+    times each right after sleeping ``pause`` [s], as a process of the separate layout sleeps between two messages
+    (caches left to other work, the CPU in an idle state); (back to back, after a wait)."""
+    message = ring_message()
+    serialize_message(message)
+    back_to_back, after_a_wait = np.empty(samples), np.empty(samples)
+    for times, wait in ((back_to_back, 0.0), (after_a_wait, pause)):
+        for k in range(samples):
+            if wait:
+                time.sleep(wait)
+            start = time.thread_time()
+            serialize_message(message)
+            times[k] = time.thread_time() - start
+    return back_to_back, after_a_wait
 
 
 def record_stamp(arrivals, serialized, info):
@@ -383,9 +411,19 @@ def floor_row(round_trips):
                   f"median {median:.0f}, p99 {p99:.0f} (n = {len(round_trips)})", None)
 
 
+def wake_up_row(back_to_back, after_a_wait):
+    (fast, fast_p90), (slow, slow_p90) = (np.percentile(times, (50, 90)) * 1e6
+                                          for times in (back_to_back, after_a_wait))
+    return Result(EXPERIMENT, f"rclpy floor: serializing a {RING_JOINTS}-joint JointState, back to back / right after "
+                  f"a {WAKE_UP_PAUSE * 1e3:g} ms sleep [µs]", "—", "reported",
+                  f"median {fast:.1f} / {slow:.1f}, p90 {fast_p90:.1f} / {slow_p90:.1f} (n = {len(back_to_back)} "
+                  f"each)", None)
+
+
 def run(smoke=False, robot=ROBOT):
     """The experiment's rows; ``smoke``: one short run at 500 Hz in separate processes (CI)."""
-    floor = [floor_row(ping_pong(100 if smoke else PING_PONGS))]
+    floor = [floor_row(ping_pong(100 if smoke else PING_PONGS)),
+             wake_up_row(*wake_up_cost(100 if smoke else WAKE_UP_SAMPLES))]
     rings = ring((SMOKE_RATE,), 1.0, 0.5) if smoke else ring()
     floor += [ring_row(rate, achieved, latencies) for rate, (achieved, latencies) in rings.items()]
     if smoke:
