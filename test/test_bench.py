@@ -24,9 +24,13 @@ def test_smoke_run_writes_every_experiment_and_the_machine(tmp_path):
     assert by_quantity["COG height held while standing"].met
     # through the nodes, a 12 N·s push on 53.4 kg (0.22 m/s) is recovered in momentum mode on the joint impedance
     assert by_quantity["momentum mode, 12 N·s lateral: settling to 5 mm"].met
-    # every core's budget row carries its ratio to crba and its time
-    cores = [r for r in results if r.experiment.startswith("8")]
+    # every core's budget row carries its ratio to crba and its time, which the after-a-sleep row repeats beside its own
+    *cores, waited = [r for r in results if r.experiment.startswith("8")]
     assert len(cores) == 4 and all(re.fullmatch(r"[\d.]+ \(\d+ µs\)", r.measured) for r in cores)
+    after_a_sleep = re.findall(r"(\w+) (\d+) \((\d+)\)", waited.measured)
+    assert [label for label, _, _ in after_a_sleep] == ["estimator", "contact", "balancer", "mapper"]
+    assert [timed for _, _, timed in after_a_sleep] == [r.measured.split("(")[1].split()[0] for r in cores]
+    assert all(int(slept) > 0 for _, slept, _ in after_a_sleep) and waited.met is None
     text = output.read_text()
     assert "## Machine" in text and "cores: " in text and "pin " in text
     assert text.count("\n| ") == len(results) + 1  # header and one line per row
