@@ -51,6 +51,29 @@ def test_kinematic_mode_drives_the_com_to_its_reference(kangaroo):
     np.testing.assert_allclose(com_of(robot, q)[:2], target[:2], atol=2e-3)
 
 
+@pytest.mark.parametrize("bound", [0.25, 0.1])
+def test_commands_a_robot_does_not_follow_restart_from_where_it_is(kangaroo, bound):
+    """A robot that does not move (its driver not listening yet, or a mapper holding what its actuators cannot
+    reach) under a CoM reference 5 cm away: each command integrates the same velocity further from the measured
+    posture. Without a bound it runs off; with ``max_tracking_error`` it never gets further than that from the
+    measured outputs, and starts again from them each time it would."""
+    robot, chain, q = kangaroo
+    target = com_of(robot, q) + np.array([0.0, 0.05, 0.05])
+    state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), target)
+    measured = q[robot.output_q]
+    unbounded = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET, max_tracking_error=np.inf))
+    bounded = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET, max_tracking_error=bound))
+    runaway, deviations, restarts = 0.0, [], []
+    for _ in range(200):  # 2 s at 100 Hz
+        runaway = np.abs(unbounded.update(state, 0.01).position - measured).max()
+        deviations.append(np.abs(bounded.update(state, 0.01).position - measured).max())
+        restarts.append(bounded.restarts)
+    assert runaway > 2 * bound and unbounded.restarts == 0
+    assert max(deviations) <= bound
+    assert restarts[-1] >= 2 and min(deviations) == 0.0  # restarted on the measured posture, then moving again
+    assert deviations[restarts.index(1)] == 0.0 and deviations[restarts.index(1) + 1] > 0.0
+
+
 def test_kinematic_mode_without_a_measured_zmp_holds_the_posture(kangaroo):
     """Eq. 24 feeds back the measured ZMP; without one (zmp None: none fresh) the kinematic mode commands no motion
     — the outputs stay where they are — while the statics' torques still hold the weight. With the ZMP at the

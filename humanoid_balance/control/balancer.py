@@ -75,6 +75,8 @@ class BalancerConfig:
     sole_level_gain: float = 10.0      # [1/s] soles in contact turned flat onto the floor (viip)
     touchdown_clearance: float = 0.005  # the touchdown begins when a sole comes this close to the floor [m] (viip)
     pose_gain: float = 5.0             # [1/s] C-busy limbs converge to their target poses
+    max_tracking_error: float = 0.25   # [rad or m] a position command this far from the measured output restarts
+                                       # from the measured posture (kinematic and viip modes): see Balancer.update
 
 
 class BalancerState(NamedTuple):
@@ -133,6 +135,7 @@ class Balancer:
                                      config.jump_height, config.stoop_depth,
                                      touchdown_clearance=config.touchdown_clearance)
         self.clamped = 0
+        self.restarts = 0        # position commands restarted from the measured posture (max_tracking_error)
         self.support = ((), [])  # active feet and sole placements of the last update, for zmp_margin
 
     def jump(self):
@@ -187,7 +190,12 @@ class Balancer:
                         np.zeros(len(robot.output_names)))
         elif config.mode == "momentum":
             velocity = np.zeros(len(robot.output_names))
-        command = np.array([self.position_command + dt * velocity, velocity, effort])
+        position = self.position_command + dt * velocity
+        measured = state.q[robot.output_q]
+        if config.mode != "momentum" and np.abs(position - measured).max() > config.max_tracking_error:
+            position = measured  # the robot does not follow (anti-windup): start again from where it is
+            self.restarts += 1
+        command = np.array([position, velocity, effort])
         lower, upper = self.limits
         outside = (command < lower) | (command > upper)
         if outside.any():
@@ -200,7 +208,7 @@ class Balancer:
                   "wrench residual [N, N·m]": float(np.abs(distribution.residual).max()),
                   "linear momentum [kg m/s]": math.hypot(*momentum[:3]),
                   "angular momentum [kg m²/s]": math.hypot(*momentum[3:]),
-                  "clamped values": self.clamped}
+                  "clamped values": self.clamped, "restarts from the measured posture": self.restarts}
         return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status)
 
     def zmp_margin(self, zmp):

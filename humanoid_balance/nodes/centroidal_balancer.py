@@ -55,6 +55,9 @@ class CentroidalBalancerNode(LifecycleNode):
         self.declare_parameter("k_p", 2.0, describe("ZMP gain k_p [1/s], 0 < k_p < ω_n (Choi–Kim eq. 25)"))
         self.declare_parameter("k_c", 5.0, describe("CoM gain k_c [1/s], k_c > ω_n (Choi–Kim eq. 25)"))
         self.declare_parameter("input_timeout", 0.1, describe("inputs older than this are stale [s]"))
+        self.declare_parameter("max_tracking_error", 0.25, describe(
+            "a position command this far from the measured output joint restarts from the measured posture "
+            "(kinematic, viip) [rad or m]", True))
         self.declare_parameter("world_frame", "odom", describe("frame of balance/com and the markers"))
         self.declare_parameter("display_rate", 30.0, describe("rate of balance/com, markers, desired wrenches [Hz]"))
         self.declare_parameter("contact_phases", "state", describe(
@@ -83,8 +86,11 @@ class CentroidalBalancerNode(LifecycleNode):
             self.extra += [Section(name, tuple(self.limb_parameter(f"{name}_joints", [""])),
                                    self.limb_parameter(f"{name}_end_frame", ""), C_BUSY)
                            for name in self.cartesian_limbs]
+            if not value("max_tracking_error") > 0.0:
+                raise ValueError(f"parameter 'max_tracking_error' must be > 0, got {value('max_tracking_error')}")
             self.config = BalancerConfig(mode=value("mode"), feet=tuple(feet),
-                                         zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))))
+                                         zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))),
+                                         max_tracking_error=float(value("max_tracking_error")))
             if value("contact_phases") not in CONTACT_PHASES:
                 raise ValueError(f"parameter 'contact_phases': '{value('contact_phases')}' is not one of "
                                  f"{', '.join(CONTACT_PHASES)}")
@@ -112,6 +118,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.last_input_time = None
         self.holding = False
         self.status = {}
+        self.reported_restarts = 0  # the core's restarts from the measured posture at the last diagnostics
         self.wrenches = np.zeros((len(feet), 6))
         subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, LATEST_QOS)
         subscribe(self, Odometry, "odom", self.on_odom, LATEST_QOS)
@@ -310,10 +317,16 @@ class CentroidalBalancerNode(LifecycleNode):
             consequence = "holding posture" if self.config.mode == "kinematic" else "no ZMP margin"
             self.diagnostics.publish("WARN", f"zmp stale or missing (older than input_timeout {self.input_timeout} "
                                      f"s): {consequence}", values)
+        elif self.core.restarts > self.reported_restarts:
+            self.diagnostics.publish("WARN", f"the robot does not follow the commands: "
+                                     f"{self.core.restarts - self.reported_restarts} restarts from the measured "
+                                     f"posture (a command beyond max_tracking_error {self.config.max_tracking_error})",
+                                     values)
         elif str(self.status.get("qp status", "solved")).startswith("fallback"):
             self.diagnostics.publish("WARN", f"wrench QP {self.status['qp status']}", values)
         else:
             self.diagnostics.publish("OK", f"balancing ({self.config.mode})", values)
+        self.reported_restarts = self.core.restarts
 
 
 def main(args=None):
