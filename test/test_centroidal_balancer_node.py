@@ -145,3 +145,32 @@ def test_mahru_configuration_from_the_readme_comes_up(kangaroo):
     finally:
         returncode, _, stderr = session.stop()
     assert returncode == 0, stderr
+
+
+def test_commands_a_robot_does_not_follow_restart_from_its_measured_posture(kangaroo):
+    """The probe's robot never moves, whatever the commands: under a CoM reference 5 cm away the node's commands would
+    run away from it; with max_tracking_error they stay within it of the measured joints, and /diagnostics says the
+    robot does not follow."""
+    robot, q = kangaroo
+    session = Session(robot, q, ["-p", "max_tracking_error:=0.05"])
+    reference = session.probe.publisher(PointStamped, "balance/com_reference", sensor=False)
+    try:
+        assert session.run(lambda: len(session.commands) > 5 and session.com, timeout=20.0), session.report()
+        com = session.com[-1].point
+        target = PointStamped()
+        target.header.frame_id = "odom"
+        target.point.x, target.point.y, target.point.z = com.x, com.y + 0.05, com.z
+
+        def warned():
+            reference.publish(target)  # (again: the first may go out before the subscription has matched)
+            status = session.probe.diagnostics.get(DIAGNOSTIC)
+            return status is not None and status.message.startswith("the robot does not follow the commands")
+
+        assert session.run(warned, timeout=10.0), session.report()
+        measured = np.array([q[robot.joint_q_index(name)] for name in robot.output_names])
+        deviations = [np.abs(np.array(command.position) - measured).max() for command in session.commands]
+        assert max(deviations) <= 0.05 + 1e-9 and min(deviations[5:]) == 0.0
+        assert int(session.probe.diagnostic_values(DIAGNOSTIC)["restarts from the measured posture"]) >= 1
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
