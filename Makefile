@@ -17,7 +17,7 @@ $(STAMP): requirements.txt requirements-test.txt setup.py setup.cfg pyproject.to
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements-test.txt 2>&1 | $(QUIET_PIP)
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . 2>&1 | $(QUIET_PIP)
-	$(BIN)/python -c "import rclpy, pinocchio, osqp, mujoco, scipy, yaml, rosbags, humanoid_balance"
+	$(BIN)/python -c "import rclpy, pinocchio, osqp, daqp, mujoco, scipy, yaml, rosbags, humanoid_balance"
 	test -x $(BIN)/humanoid-balance
 	touch $(STAMP)
 

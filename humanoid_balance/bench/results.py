@@ -12,7 +12,7 @@ from typing import NamedTuple, Optional
 __all__ = ["Result", "format_table", "machine_info", "benchmarks_markdown"]
 
 MARKS = {True: "yes", False: "**no**", None: "—"}
-PACKAGES = ("pin", "mujoco", "osqp", "numpy", "scipy", "ros-kilted-rclpy")
+PACKAGES = ("pin", "mujoco", "osqp", "daqp", "numpy", "scipy", "ros-kilted-rclpy")
 
 
 class Result(NamedTuple):

@@ -16,7 +16,9 @@
 In the kinematic mode the efforts are the quasi-static torques that hold the current wrench distribution (the
 gravity compensation, Kangaroo eq. 44 in output coordinates); in viip mode, those of the wrench the VIIP asks for,
 m (ref p̈_G + g) (eqs. 8, 16–19), the push of the lift-off and the braking of the landing included; in momentum
-mode they are Garofalo's τ. Position, velocity and effort are clamped to the URDF limits before leaving.
+mode they are Garofalo's τ. In the kinematic and viip modes the resolved motion keeps the actuators' strokes and the
+joints' ranges (:mod:`~humanoid_balance.control.joint_limits`, Kangaroo eq. (IV)): at a limit the CoM's horizontal
+motion goes on through the other joints. Position, velocity and effort are clamped to the URDF limits before leaving.
 Everything works on the serial-equivalent outputs q (robot.output_names); a closed-chain robot is projected
 onto them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
 """
@@ -29,6 +31,7 @@ import pinocchio as pin
 from scipy.spatial import ConvexHull
 
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
+from humanoid_balance.control.joint_limits import JointLimits
 from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
                                                        desired_com_wrench, joint_torques)
 from humanoid_balance.control.viip import (GRAVITY, Constraint, JumpSchedule, cog_reference_acceleration,
@@ -77,6 +80,9 @@ class BalancerConfig:
     pose_gain: float = 5.0             # [1/s] C-busy limbs converge to their target poses
     max_tracking_error: float = 0.25   # [rad or m] a position command this far from the measured output restarts
                                        # from the measured posture (kinematic and viip modes): see Balancer.update
+    respect_limits: bool = True        # the resolution keeps strokes and ranges (False: clamped output by output)
+    limit_margin: float = 0.02         # fraction of each actuator's stroke the resolution keeps free
+    limit_com_weight: float = 1e4      # the CoM's horizontal motion against the rest when a limit acts (joint_limits)
 
 
 class BalancerState(NamedTuple):
@@ -127,6 +133,8 @@ class Balancer:
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
         self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))
+        self.joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
+        self.limited = 0         # updates whose motion a joint's or actuator's limit changed
         self.posture = robot.reference_q[robot.output_q].copy()
         self.position_command = None
         self.srv = None           # the strict referential velocity of the COG (viip) [m/s]
@@ -176,7 +184,7 @@ class Balancer:
             momentum = np.zeros(6)
             w_d = np.array([0.0, 0.0, self.mass * GRAVITY, 0.0, 0.0, 0.0])
         if config.mode == "viip":  # first: its wrench is the one the VIIP asks for
-            velocity, w_d[:3] = self._viip_rates(state, com, R_base, active, placements, dt)
+            motion, w_d[:3] = self._viip_motion(state, com, R_base, active, placements, dt)
         distribution = self.distribution.solve(G, w_d, active, self.mass)
         if config.mode == "momentum":
             effort = self._output_torques(state.q, distribution.wrenches, active)
@@ -186,10 +194,18 @@ class Balancer:
         if active:
             self._choose_support(active)
         if config.mode == "kinematic":  # eq. 24 needs the measured ZMP: without one the posture is held
-            velocity = (self._kinematic_rates(state, com, R_base) if active and state.zmp is not None else
-                        np.zeros(len(robot.output_names)))
-        elif config.mode == "momentum":
+            motion = (self._kinematic_motion(state, com, R_base) if active and state.zmp is not None else
+                      np.zeros(6 + len(robot.output_names)))
+        limits = None
+        if config.mode == "momentum":
             velocity = np.zeros(len(robot.output_names))
+        elif not config.respect_limits:
+            velocity = motion[6:]
+        else:
+            limits = self.joint_limits.apply(motion, kinematics.T, state.q, self.position_command, dt, lambda: (
+                kinematics.J_com @ kinematics.T, [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
+            velocity = limits.velocity[6:]
+            self.limited += limits.status == "limited"
         position = self.position_command + dt * velocity
         measured = state.q[robot.output_q]
         if config.mode != "momentum" and np.abs(position - measured).max() > config.max_tracking_error:
@@ -208,7 +224,10 @@ class Balancer:
                   "wrench residual [N, N·m]": float(np.abs(distribution.residual).max()),
                   "linear momentum [kg m/s]": math.hypot(*momentum[:3]),
                   "angular momentum [kg m²/s]": math.hypot(*momentum[3:]),
-                  "clamped values": self.clamped, "restarts from the measured posture": self.restarts}
+                  "clamped values": self.clamped, "restarts from the measured posture": self.restarts,
+                  "joint limits": "n/a" if limits is None else limits.status,
+                  "joints at a limit": ", ".join(limits.limited) if limits and limits.limited else "none",
+                  "updates limited by joint limits": self.limited}
         return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status)
 
     def zmp_margin(self, zmp):
@@ -231,7 +250,8 @@ class Balancer:
         self.resolver.set_roles({foot.name: BASE if foot.name == chosen else C_BUSY for foot in feet})
 
     # -- modes ----------------------------------------------------------------------------------------
-    def _kinematic_rates(self, state, com, R_base):
+    def _kinematic_motion(self, state, com, R_base):
+        """ν_o: the base twist and output rates of the CoM command's resolution (eqs. 14–20, 24)."""
         config = self.config
         u = np.zeros(3)
         u[:2] = balancing_input(np.zeros(2), state.com_reference, state.zmp, state.com_reference, com,
@@ -240,10 +260,10 @@ class Balancer:
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
         resolution = self.resolver.resolve(state.q, u, omega, twists=self._extra_twists(state),
                                            joint_rates=self._extra_rates(state))
-        return resolution.output_velocity[6:]
+        return resolution.output_velocity
 
-    def _viip_rates(self, state, com, R_base, active, soles, dt):
-        """Output rates of the SRV's resolution (eqs. 20–24) and the COG force it asks for, m (ref p̈_G + g) [N]."""
+    def _viip_motion(self, state, com, R_base, active, soles, dt):
+        """ν_o of the SRV's resolution (eqs. 20–24) and the COG force it asks for, m (ref p̈_G + g) [N]."""
         config, robot, kinematics = self.config, self.robot, self.kinematics
         T = kinematics.T
         com_velocity = kinematics.J_com @ state.v
@@ -296,7 +316,7 @@ class Balancer:
             constraints.append(Constraint("posture", posture,
                                           config.posture_gain * (self.posture[others] - q_out[others])))
         weights = np.r_[np.full(6, 10.0), np.ones(len(robot.output_names))]
-        return resolve_srv(constraints, weights)[6:], self.mass * (acceleration + [0.0, 0.0, GRAVITY])
+        return resolve_srv(constraints, weights), self.mass * (acceleration + [0.0, 0.0, GRAVITY])
 
     # -- helpers --------------------------------------------------------------------------------------
     def _support_corners(self, active, placements):

@@ -58,6 +58,8 @@ class CentroidalBalancerNode(LifecycleNode):
         self.declare_parameter("max_tracking_error", 0.25, describe(
             "a position command this far from the measured output joint restarts from the measured posture "
             "(kinematic, viip) [rad or m]", True))
+        self.declare_parameter("limit_margin", 0.02, describe(
+            "fraction of each actuator's stroke the velocity resolution keeps free (kinematic, viip)", True))
         self.declare_parameter("world_frame", "odom", describe("frame of balance/com and the markers"))
         self.declare_parameter("display_rate", 30.0, describe("rate of balance/com, markers, desired wrenches [Hz]"))
         self.declare_parameter("contact_phases", "state", describe(
@@ -88,9 +90,12 @@ class CentroidalBalancerNode(LifecycleNode):
                            for name in self.cartesian_limbs]
             if not value("max_tracking_error") > 0.0:
                 raise ValueError(f"parameter 'max_tracking_error' must be > 0, got {value('max_tracking_error')}")
+            if not 0.0 <= value("limit_margin") < 0.5:
+                raise ValueError(f"parameter 'limit_margin' must be in [0, 0.5), got {value('limit_margin')}")
             self.config = BalancerConfig(mode=value("mode"), feet=tuple(feet),
                                          zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))),
-                                         max_tracking_error=float(value("max_tracking_error")))
+                                         max_tracking_error=float(value("max_tracking_error")),
+                                         limit_margin=float(value("limit_margin")))
             if value("contact_phases") not in CONTACT_PHASES:
                 raise ValueError(f"parameter 'contact_phases': '{value('contact_phases')}' is not one of "
                                  f"{', '.join(CONTACT_PHASES)}")
@@ -324,8 +329,13 @@ class CentroidalBalancerNode(LifecycleNode):
                                      values)
         elif str(self.status.get("qp status", "solved")).startswith("fallback"):
             self.diagnostics.publish("WARN", f"wrench QP {self.status['qp status']}", values)
+        elif str(self.status.get("joint limits", "")).startswith("not met"):
+            self.diagnostics.publish("WARN", f"joint limits {self.status['joint limits']}: the command may leave "
+                                     "them (clamped to the joints' limits, the mapper's to the strokes)", values)
         else:
-            self.diagnostics.publish("OK", f"balancing ({self.config.mode})", values)
+            at_a_limit = self.status.get("joints at a limit", "none")
+            self.diagnostics.publish("OK", f"balancing ({self.config.mode})" +
+                                     (f", at a limit: {at_a_limit}" if at_a_limit != "none" else ""), values)
         self.reported_restarts = self.core.restarts
 
 
