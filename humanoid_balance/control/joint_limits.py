@@ -18,10 +18,10 @@ Otherwise it becomes the solution of
 (J_xy the CoM Jacobian's horizontal rows; solved by DAQP, a dual active-set solver for small dense QPs — the
 Jacobians change every tick, and OSQP's refactorisation of them costs ten times more): the soles do what the
 resolution asked, the CoM's horizontal motion — the balance — as much of it as the limits allow, and the rest of ν_o
-gives way evenly: the CoM's height,
-the trunk's attitude, the free limbs. An ankle at its stroke hands the CoM over to the hips; legs stretched to their
-actuators' stroke stop raising the CoM. Velocity limits are not rows: position drives move at their own speed, and
-the command's velocity is clamped downstream (the balancer, the mapper). Units: m, rad, s.
+gives way evenly: the CoM's height, the trunk's attitude, the free limbs. An ankle at its stroke hands the CoM over to
+the hips; legs stretched to their actuators' stroke stop raising the CoM. Velocity limits are not rows: position
+drives move at their own speed, and the command's velocity is clamped downstream (the balancer, the mapper).
+Units: m, rad, s.
 """
 from typing import NamedTuple
 
@@ -89,6 +89,8 @@ class JointLimits:
         low = np.minimum((self.lower - asked) / dt, 0.0)
         high = np.maximum((self.upper - asked) / dt, 0.0)
         rates = np.concatenate([L @ velocity, velocity[6 + self.ranged]])
+        if np.all((rates >= low - TOLERANCE) & (rates <= high + TOLERANCE)):  # outside, staying or coming back
+            return LimitedMotion(velocity, (), "free")
         L = np.vstack([L, self.range_rows])
         J_com, soles = tasks()
         P = self.com_weight * (J_com[:2].T @ J_com[:2])
