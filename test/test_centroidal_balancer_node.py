@@ -174,3 +174,43 @@ def test_commands_a_robot_does_not_follow_restart_from_its_measured_posture(kang
     finally:
         returncode, _, stderr = session.stop()
     assert returncode == 0, stderr
+
+
+def test_commands_keep_the_actuators_strokes_and_diagnostics_name_the_joints_at_a_limit(kangaroo):
+    """A CoM reference 30 cm above the stance, out of the legs' reach, on a robot that never moves (the lead of the
+    commands on it allowed up to 1.5 rad): the commands extend the legs until the knee actuators reach their stroke,
+    and stop there — closed through the loops by the mapper's Newton solution, no command puts an actuator beyond its
+    stroke — and /diagnostics names the joints at a limit."""
+    from humanoid_balance.mapping.actuator_map import ActuatorMap
+
+    robot, q = kangaroo
+    session = Session(robot, q, ["-p", "max_tracking_error:=1.5"])
+    reference = session.probe.publisher(PointStamped, "balance/com_reference", sensor=False)
+    try:
+        assert session.run(lambda: len(session.commands) > 5 and session.com, timeout=20.0), session.report()
+        com = session.com[-1].point
+        target = PointStamped()
+        target.header.frame_id = "odom"
+        target.point.x, target.point.y, target.point.z = com.x, com.y, com.z + 0.3
+
+        def at_a_limit():
+            reference.publish(target)  # (again: the first may go out before the subscription has matched)
+            status = session.probe.diagnostics.get(DIAGNOSTIC)
+            return status is not None and "at a limit: " in status.message and "knee_actuator" in status.message
+
+        assert session.run(at_a_limit, timeout=15.0), session.report()
+        assert int(session.probe.diagnostic_values(DIAGNOSTIC)["updates limited by joint limits"]) > 0
+        commands = list(session.commands)
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
+    floating, _ = load("kangaroo_like", floating_base=True)
+    mapper = ActuatorMap(floating)
+    lower, upper = floating.position_limits(floating.actuated_names)
+    knee = floating.output_names.index("left_knee")
+    for command in commands[-20:]:
+        outputs = np.array([command.position[list(command.name).index(name)] for name in floating.output_names])
+        positions, _ = mapper.positions(outputs)
+        assert np.all((positions >= lower - 1e-6) & (positions <= upper + 1e-6)), \
+            dict(zip(floating.actuated_names, positions))
+    assert outputs[knee] < q[robot.joint_q_index("left_knee")] - 0.3  # the legs did extend
