@@ -2,8 +2,9 @@
 kangaroo_like: the motion it keeps, closed through the loops by the mapper's nonlinear solution, leaves no actuator
 beyond its stroke where the plain resolution would; it is the optimum of its QP (scipy's SLSQP on the same problem);
 the soles and the CoM's horizontal motion are kept. In the closed loop with the embedded MuJoCo plant, a CoM
-reference higher than the knee actuators' stroke allows: the robot stands at the height it can reach; without the
-limits the integrated commands run into the strokes and it falls."""
+reference higher than the knee actuators' stroke allows, by 4 cm or by 20 cm: the robot stands at the height it can
+reach (the rise the limits stop is not asked for again); without the limits the integrated commands run into the
+strokes and it falls."""
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -154,12 +155,13 @@ def stand_under_a_raised_com_reference(respect_limits, rise=0.04, seconds=4.0):
     return np.array(heights), clamped, loop.balancer
 
 
-@pytest.mark.parametrize("respect_limits", [True, False])
-def test_a_com_reference_beyond_the_strokes_is_met_as_far_as_they_allow(respect_limits):
-    heights, clamped, balancer = stand_under_a_raised_com_reference(respect_limits)
+@pytest.mark.parametrize("respect_limits, rise", [(True, 0.04), (True, 0.2), (False, 0.04)])
+def test_a_com_reference_beyond_the_strokes_is_met_as_far_as_they_allow(respect_limits, rise):
+    heights, clamped, balancer = stand_under_a_raised_com_reference(respect_limits, rise)
     if respect_limits:
         assert heights.min() > heights[0] - 0.02 and heights[-1] > heights[0] + 0.02, "it should stand, raised"
         assert not clamped, f"the mapper clamped {clamped}: the balancer asked beyond a stroke"
         assert balancer.limited > 0
+        assert balancer.height_cap is not None  # the rest of the rise is not asked for (the legs would lock)
     else:  # the reference: the same loop, the resolution clamped output by output afterwards
         assert heights[-1] < heights[0] - 0.3, "without the limits the robot was expected to fall"

@@ -18,7 +18,8 @@ gravity compensation, Kangaroo eq. 44 in output coordinates); in viip mode, thos
 m (ref p̈_G + g) (eqs. 8, 16–19), the push of the lift-off and the braking of the landing included; in momentum
 mode they are Garofalo's τ. In the kinematic and viip modes the resolved motion keeps the actuators' strokes and the
 joints' ranges (:mod:`~humanoid_balance.control.joint_limits`, Kangaroo eq. (IV)): at a limit the CoM's horizontal
-motion goes on through the other joints. Position, velocity and effort are clamped to the URDF limits before leaving.
+motion goes on through the other joints, and in the kinematic mode a rise the limits stop is not asked for again
+(the CoM height term's anti-windup). Position, velocity and effort are clamped to the URDF limits before leaving.
 Everything works on the serial-equivalent outputs q (robot.output_names); a closed-chain robot is projected
 onto them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
 """
@@ -46,6 +47,9 @@ from humanoid_balance.model.soles import free_contact_twists, polygon_margin, so
 __all__ = ["MODES", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer"]
 
 MODES = ("kinematic", "momentum", "viip")
+HEIGHT_CAP_RELAXATION = 0.02  # [m/s] how fast a CoM height the limits capped is asked for again once they let go
+RISE_TOLERANCE = 1e-4         # [m/s] a rise the limits take less than this from is not capped
+
 COMMAND_INTERFACES = {"kinematic": "position", "momentum": "impedance", "viip": "position"}
 """The actuator command interface each mode is made for: position targets for the kinematic modes, the joint
 impedance (position, velocity, feed-forward effort, stiffness, damping) for momentum mode's torques."""
@@ -135,6 +139,7 @@ class Balancer:
         self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))
         self.joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
         self.limited = 0         # updates whose motion a joint's or actuator's limit changed
+        self.height_cap = None   # the CoM height the limits stopped a rise at (kinematic mode; None: none) [m]
         self.posture = robot.reference_q[robot.output_q].copy()
         self.position_command = None
         self.srv = None           # the strict referential velocity of the COG (viip) [m/s]
@@ -206,6 +211,8 @@ class Balancer:
                 kinematics.J_com @ kinematics.T, [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
             velocity = limits.velocity[6:]
             self.limited += limits.status == "limited"
+            if config.mode == "kinematic":
+                self._cap_height(motion, limits, state, com, dt)
         position = self.position_command + dt * velocity
         measured = state.q[robot.output_q]
         if config.mode != "momentum" and np.abs(position - measured).max() > config.max_tracking_error:
@@ -227,7 +234,9 @@ class Balancer:
                   "clamped values": self.clamped, "restarts from the measured posture": self.restarts,
                   "joint limits": "n/a" if limits is None else limits.status,
                   "joints at a limit": ", ".join(limits.limited) if limits and limits.limited else "none",
-                  "updates limited by joint limits": self.limited}
+                  "updates limited by joint limits": self.limited,
+                  "CoM height out of reach [m]": 0.0 if self.height_cap is None else
+                  max(0.0, float(state.com_reference[2] - self.height_cap))}
         return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status)
 
     def zmp_margin(self, zmp):
@@ -256,7 +265,8 @@ class Balancer:
         u = np.zeros(3)
         u[:2] = balancing_input(np.zeros(2), state.com_reference, state.zmp, state.com_reference, com,
                                 config.zmp_com)
-        u[2] = config.com_height_gain * (state.com_reference[2] - com[2])
+        height = state.com_reference[2] if self.height_cap is None else min(state.com_reference[2], self.height_cap)
+        u[2] = config.com_height_gain * (height - com[2])
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
         resolution = self.resolver.resolve(state.q, u, omega, twists=self._extra_twists(state),
                                            joint_rates=self._extra_rates(state))
@@ -319,6 +329,22 @@ class Balancer:
         return resolve_srv(constraints, weights), self.mass * (acceleration + [0.0, 0.0, GRAVITY])
 
     # -- helpers --------------------------------------------------------------------------------------
+    def _cap_height(self, motion, limits, state, com, dt):
+        """Kinematic mode: a rise the joint limits stop is not asked for again (anti-windup of the CoM height term).
+        Legs held at their actuators' stroke by a height they cannot give lose the ankles' and knees' motion the
+        balance needs; so where the limits take away a rise the resolution asked, the height asked is capped at the
+        CoM's, and the cap rises again at HEIGHT_CAP_RELAXATION once they let go, until the reference is below it."""
+        if limits.status == "limited":
+            J_z = self.kinematics.J_com[2] @ self.kinematics.T
+            asked, kept = J_z @ motion, J_z @ limits.velocity
+            if asked > 0.0 and kept < asked - RISE_TOLERANCE:
+                self.height_cap = com[2] if self.height_cap is None else min(self.height_cap, com[2])
+                return
+        if self.height_cap is not None:
+            self.height_cap += HEIGHT_CAP_RELAXATION * dt
+            if self.height_cap >= state.com_reference[2]:
+                self.height_cap = None
+
     def _support_corners(self, active, placements):
         """xy corners of the soles in contact, world frame (k, 2) [m]."""
         return np.array([placements[i].act(corner)[:2] for i in active
