@@ -2,9 +2,9 @@
 kangaroo_like: the motion it keeps, closed through the loops by the mapper's nonlinear solution, leaves no actuator
 beyond its stroke where the plain resolution would; it is the optimum of its QP (scipy's SLSQP on the same problem);
 the soles and the CoM's horizontal motion are kept. In the closed loop with the embedded MuJoCo plant, a CoM
-reference higher than the knee actuators' stroke allows, by 4 cm or by 20 cm: the robot stands at the height it can
-reach (the rise the limits stop is not asked for again); without the limits the integrated commands run into the
-strokes and it falls."""
+reference higher than the knee actuators' stroke allows, by 4 cm or by 20 cm (kinematic mode), 10 cm (viip): the
+robot stands at the height it can reach, its CoM where it was (the rise the limits stop is not asked for again);
+without the limits the integrated commands run into the strokes and it falls."""
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -143,23 +143,29 @@ def test_no_tick_no_limit(stretched):
     assert motion.status == "free" and motion.velocity is velocity
 
 
-def stand_under_a_raised_com_reference(respect_limits, rise=0.04, seconds=4.0):
+def stand_under_a_raised_com_reference(respect_limits, rise, mode="kinematic", seconds=4.0):
     """kangaroo_like in the closed loop, its CoM reference raised by ``rise`` over the first second (beyond what
-    its knee actuators' stroke allows): base heights [m], the position limits the mapper had to clamp, the balancer."""
-    loop = ClosedLoop(robot_config("kangaroo_like"), mode="kinematic", respect_limits=respect_limits)
-    heights, clamped = [], set()
+    its knee actuators' stroke allows): base heights [m], the horizontal CoM's largest departure from its start [m],
+    the position limits the mapper had to clamp, the balancer."""
+    loop = ClosedLoop(robot_config("kangaroo_like"), mode=mode, respect_limits=respect_limits)
+    heights, coms, clamped = [], [], set()
     for k in range(int(seconds / loop.period)):
-        heights.append(loop.tick(com_offset=(0.0, 0.0, rise * min(1.0, k * loop.period))).base_height)
+        sample = loop.tick(com_offset=(0.0, 0.0, rise * min(1.0, k * loop.period)))
+        heights.append(sample.base_height)
+        coms.append(sample.com[:2])
         if loop.signals.actuators is not None:
             clamped |= {name for name in loop.signals.actuators.clamped if name.endswith("position")}
-    return np.array(heights), clamped, loop.balancer
+    departure = float(np.linalg.norm(np.array(coms) - coms[0], axis=1).max())
+    return np.array(heights), departure, clamped, loop.balancer
 
 
-@pytest.mark.parametrize("respect_limits, rise", [(True, 0.04), (True, 0.2), (False, 0.04)])
-def test_a_com_reference_beyond_the_strokes_is_met_as_far_as_they_allow(respect_limits, rise):
-    heights, clamped, balancer = stand_under_a_raised_com_reference(respect_limits, rise)
+@pytest.mark.parametrize("respect_limits, rise, mode", [(True, 0.04, "kinematic"), (True, 0.2, "kinematic"),
+                                                        (True, 0.1, "viip"), (False, 0.04, "kinematic")])
+def test_a_com_reference_beyond_the_strokes_is_met_as_far_as_they_allow(respect_limits, rise, mode):
+    heights, departure, clamped, balancer = stand_under_a_raised_com_reference(respect_limits, rise, mode)
     if respect_limits:
         assert heights.min() > heights[0] - 0.02 and heights[-1] > heights[0] + 0.02, "it should stand, raised"
+        assert departure < 0.02, f"the CoM left its place over the feet by {departure:.3f} m"
         assert not clamped, f"the mapper clamped {clamped}: the balancer asked beyond a stroke"
         assert balancer.limited > 0
         assert balancer.height_cap is not None  # the rest of the rise is not asked for (the legs would lock)

@@ -18,10 +18,10 @@ gravity compensation, Kangaroo eq. 44 in output coordinates); in viip mode, thos
 m (ref p̈_G + g) (eqs. 8, 16–19), the push of the lift-off and the braking of the landing included; in momentum
 mode they are Garofalo's τ. In the kinematic and viip modes the resolved motion keeps the actuators' strokes and the
 joints' ranges (:mod:`~humanoid_balance.control.joint_limits`, Kangaroo eq. (IV)): at a limit the CoM's horizontal
-motion goes on through the other joints, and in the kinematic mode a rise the limits stop is not asked for again
-(the CoM height term's anti-windup). Position, velocity and effort are clamped to the URDF limits before leaving.
-Everything works on the serial-equivalent outputs q (robot.output_names); a closed-chain robot is projected
-onto them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
+motion goes on through the other joints, and a rise the limits stop is not asked for again (the anti-windup of the
+CoM height term, or of viip's standing spring and strict referential velocity). Position, velocity and effort are
+clamped to the URDF limits before leaving. Everything works on the serial-equivalent outputs q (robot.output_names);
+a closed-chain robot is projected onto them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
 """
 import math
 from dataclasses import dataclass, field
@@ -139,7 +139,7 @@ class Balancer:
         self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))
         self.joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
         self.limited = 0         # updates whose motion a joint's or actuator's limit changed
-        self.height_cap = None   # the CoM height the limits stopped a rise at (kinematic mode; None: none) [m]
+        self.height_cap = None   # the CoM height the limits stopped a rise at (None: none) [m]
         self.posture = robot.reference_q[robot.output_q].copy()
         self.position_command = None
         self.srv = None           # the strict referential velocity of the COG (viip) [m/s]
@@ -211,8 +211,9 @@ class Balancer:
                 kinematics.J_com @ kinematics.T, [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
             velocity = limits.velocity[6:]
             self.limited += limits.status == "limited"
-            if config.mode == "kinematic":
-                self._cap_height(motion, limits, state, com, dt)
+            self._cap_height(motion, limits, state, com, dt)
+            if config.mode == "viip" and limits.status == "limited" and self.schedule.name == "standing":
+                self.srv = kinematics.J_com @ kinematics.T @ limits.velocity  # the COG velocity commanded is the kept
         position = self.position_command + dt * velocity
         measured = state.q[robot.output_q]
         if config.mode != "momentum" and np.abs(position - measured).max() > config.max_tracking_error:
@@ -279,6 +280,8 @@ class Balancer:
         com_velocity = kinematics.J_com @ state.v
         phase = self.schedule.update(bool(active), com[2], com_velocity[2], min(M.translation[2] for M in soles))
         z_ref = state.com_reference[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
+        if phase.name == "standing" and self.height_cap is not None:
+            z_ref = min(z_ref, self.height_cap)
         if self.srv is None:
             self.srv = com_velocity.copy()
         if phase.name == "aerial":  # the COG is not controllable: the legs hold; the SRV follows the estimate's
@@ -330,10 +333,11 @@ class Balancer:
 
     # -- helpers --------------------------------------------------------------------------------------
     def _cap_height(self, motion, limits, state, com, dt):
-        """Kinematic mode: a rise the joint limits stop is not asked for again (anti-windup of the CoM height term).
-        Legs held at their actuators' stroke by a height they cannot give lose the ankles' and knees' motion the
-        balance needs; so where the limits take away a rise the resolution asked, the height asked is capped at the
-        CoM's, and the cap rises again at HEIGHT_CAP_RELAXATION once they let go, until the reference is below it."""
+        """A rise the joint limits stop is not asked for again (anti-windup of the CoM height term; viip: of its
+        standing spring's reference). Legs held at their actuators' stroke by a height they cannot give lose the
+        ankles' and knees' motion the balance needs; so where the limits take away a rise the resolution asked, the
+        height asked is capped at the CoM's, and the cap rises again at HEIGHT_CAP_RELAXATION once they let go, until
+        the reference is below it."""
         if limits.status == "limited":
             J_z = self.kinematics.J_com[2] @ self.kinematics.T
             asked, kept = J_z @ motion, J_z @ limits.velocity
