@@ -213,7 +213,8 @@ class Balancer:
             self.limited += limits.status == "limited"
             self._cap_height(motion, limits, state, com, dt)
             if config.mode == "viip" and limits.status == "limited" and self.schedule.name == "standing":
-                self.srv = kinematics.J_com @ kinematics.T @ limits.velocity  # the COG velocity commanded is the kept
+                # the COG velocity commanded is now the kept motion's: the SRV follows it (anti-windup)
+                self.srv = kinematics.J_com @ kinematics.T @ limits.velocity
         position = self.position_command + dt * velocity
         measured = state.q[robot.output_q]
         if config.mode != "momentum" and np.abs(position - measured).max() > config.max_tracking_error:
