@@ -66,6 +66,24 @@ class Session(NodeSession):
     def change_state(self, transition):
         return self.probe.change_state("/centroidal_balancer", transition)
 
+    def move_com_reference_until(self, offset, diagnosed, timeout=10.0):
+        """Once commands and balance/com flow, send balance/com_reference ``offset`` [m] away from the CoM the node
+        reports, again each tick (the first may go out before the subscription has matched), until the node's
+        /diagnostics message satisfies ``diagnosed``."""
+        reference = self.probe.publisher(PointStamped, "balance/com_reference", sensor=False)
+        assert self.run(lambda: len(self.commands) > 5 and self.com, timeout=20.0), self.report()
+        com = self.com[-1].point
+        target = PointStamped()
+        target.header.frame_id = "odom"
+        target.point.x, target.point.y, target.point.z = com.x + offset[0], com.y + offset[1], com.z + offset[2]
+
+        def done():
+            reference.publish(target)
+            status = self.probe.diagnostics.get(DIAGNOSTIC)
+            return status is not None and diagnosed(status.message)
+
+        assert self.run(done, timeout=timeout), self.report()
+
 
 
 def test_lifecycle_commands_only_while_active_and_within_limits(kangaroo):
@@ -153,20 +171,9 @@ def test_commands_a_robot_does_not_follow_restart_from_its_measured_posture(kang
     robot does not follow."""
     robot, q = kangaroo
     session = Session(robot, q, ["-p", "max_tracking_error:=0.05"])
-    reference = session.probe.publisher(PointStamped, "balance/com_reference", sensor=False)
     try:
-        assert session.run(lambda: len(session.commands) > 5 and session.com, timeout=20.0), session.report()
-        com = session.com[-1].point
-        target = PointStamped()
-        target.header.frame_id = "odom"
-        target.point.x, target.point.y, target.point.z = com.x, com.y + 0.05, com.z
-
-        def warned():
-            reference.publish(target)  # (again: the first may go out before the subscription has matched)
-            status = session.probe.diagnostics.get(DIAGNOSTIC)
-            return status is not None and status.message.startswith("the robot does not follow the commands")
-
-        assert session.run(warned, timeout=10.0), session.report()
+        session.move_com_reference_until(
+            (0.0, 0.05, 0.0), lambda message: message.startswith("the robot does not follow the commands"))
         measured = np.array([q[robot.joint_q_index(name)] for name in robot.output_names])
         deviations = [np.abs(np.array(command.position) - measured).max() for command in session.commands]
         assert max(deviations) <= 0.05 + 1e-9 and min(deviations[5:]) == 0.0
@@ -176,41 +183,21 @@ def test_commands_a_robot_does_not_follow_restart_from_its_measured_posture(kang
     assert returncode == 0, stderr
 
 
-def test_commands_keep_the_actuators_strokes_and_diagnostics_name_the_joints_at_a_limit(kangaroo):
+def test_commands_reaching_the_actuators_strokes_are_diagnosed_with_the_joints_at_a_limit(kangaroo):
     """A CoM reference 30 cm above the stance, out of the legs' reach, on a robot that never moves (the lead of the
-    commands on it allowed up to 1.5 rad): the commands extend the legs until the knee actuators reach their stroke,
-    and stop there — closed through the loops by the mapper's Newton solution, no command puts an actuator beyond its
-    stroke — and /diagnostics names the joints at a limit."""
-    from humanoid_balance.mapping.actuator_map import ActuatorMap
-
+    commands on it allowed up to 1.5 rad): the commands extend the legs until actuators reach their stroke;
+    /diagnostics names the joints at a limit and gives most of the 30 cm as out of reach. (Whether the strokes are
+    kept, through the loops, is test_joint_limits': here the robot's configuration, about which they are linearised,
+    stays 0.7 rad behind the commands.)"""
     robot, q = kangaroo
     session = Session(robot, q, ["-p", "max_tracking_error:=1.5"])
-    reference = session.probe.publisher(PointStamped, "balance/com_reference", sensor=False)
     try:
-        assert session.run(lambda: len(session.commands) > 5 and session.com, timeout=20.0), session.report()
-        com = session.com[-1].point
-        target = PointStamped()
-        target.header.frame_id = "odom"
-        target.point.x, target.point.y, target.point.z = com.x, com.y, com.z + 0.3
-
-        def at_a_limit():
-            reference.publish(target)  # (again: the first may go out before the subscription has matched)
-            status = session.probe.diagnostics.get(DIAGNOSTIC)
-            return status is not None and "at a limit: " in status.message and "knee_actuator" in status.message
-
-        assert session.run(at_a_limit, timeout=15.0), session.report()
-        assert int(session.probe.diagnostic_values(DIAGNOSTIC)["updates limited by joint limits"]) > 0
-        commands = list(session.commands)
+        session.move_com_reference_until(
+            (0.0, 0.0, 0.3), lambda message: "at a limit: " in message and "_actuator" in message, timeout=15.0)
+        values = session.probe.diagnostic_values(DIAGNOSTIC)
+        assert int(values["updates limited by joint limits"]) > 0 and float(values["CoM height out of reach [m]"]) > 0.2
+        knee = session.commands[-1].position[list(session.commands[-1].name).index("left_knee")]
     finally:
         returncode, _, stderr = session.stop()
     assert returncode == 0, stderr
-    floating, _ = load("kangaroo_like", floating_base=True)
-    mapper = ActuatorMap(floating)
-    lower, upper = floating.position_limits(floating.actuated_names)
-    knee = floating.output_names.index("left_knee")
-    for command in commands[-20:]:
-        outputs = np.array([command.position[list(command.name).index(name)] for name in floating.output_names])
-        positions, _ = mapper.positions(outputs)
-        assert np.all((positions >= lower - 1e-6) & (positions <= upper + 1e-6)), \
-            dict(zip(floating.actuated_names, positions))
-    assert outputs[knee] < q[robot.joint_q_index("left_knee")] - 0.3  # the legs did extend
+    assert knee < q[robot.joint_q_index("left_knee")] - 0.3, "the legs should have extended"
