@@ -21,7 +21,11 @@ def talker(node):
     def publish():
         message = JointState(name=NAMES, position=POSITIONS, velocity=VELOCITIES, effort=EFFORTS)
         message.header.stamp = node.get_clock().now().to_msg()
-        publisher.publish(message)
+        try:
+            publisher.publish(message)
+        except Exception:  # the stop signal shut the context down between this tick and spin's return: the end
+            if node.context.ok():
+                raise
 
     node.create_timer(0.05, publish)
     rclpy.spin(node)
