@@ -208,13 +208,13 @@ class Balancer:
             velocity = motion[6:]
         else:
             limits = self.joint_limits.apply(motion, kinematics.T, state.q, self.position_command, dt, lambda: (
-                kinematics.J_com @ kinematics.T, [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
+                kinematics.com_jacobian(), [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
             velocity = limits.velocity[6:]
             self.limited += limits.status == "limited"
             self._cap_height(motion, limits, state, com, dt)
             if config.mode == "viip" and limits.status == "limited" and self.schedule.name == "standing":
                 # the COG velocity commanded is now the kept motion's: the SRV follows it (anti-windup)
-                self.srv = kinematics.J_com @ kinematics.T @ limits.velocity
+                self.srv = kinematics.com_jacobian() @ limits.velocity
         position = self.position_command + dt * velocity
         measured = state.q[robot.output_q]
         if config.mode != "momentum" and np.abs(position - measured).max() > config.max_tracking_error:
@@ -235,7 +235,7 @@ class Balancer:
                   "angular momentum [kg m²/s]": math.hypot(*momentum[3:]),
                   "clamped values": self.clamped, "restarts from the measured posture": self.restarts,
                   "joint limits": "n/a" if limits is None else limits.status,
-                  "joints at a limit": ", ".join(limits.limited) if limits and limits.limited else "none",
+                  "joints at a limit": ", ".join(limits.limited) if limits is not None and limits.limited else "none",
                   "updates limited by joint limits": self.limited,
                   "CoM height out of reach [m]": 0.0 if self.height_cap is None else
                   max(0.0, float(state.com_reference[2] - self.height_cap))}
@@ -307,7 +307,7 @@ class Balancer:
             acceleration = cog_reference_acceleration(self.mass, com, zmp_ref, f_z)
             self.cog_height += dt * self.srv[2]
             self.srv = self.srv + dt * acceleration
-            constraints.append(Constraint("cog", kinematics.J_com @ T, self.srv))
+            constraints.append(Constraint("cog", kinematics.com_jacobian(), self.srv))
         for i, (foot, sole) in enumerate(zip(config.feet, soles)):
             if i in active:  # held on the floor, turned flat onto it (roll and pitch; the heading stays)
                 level = np.zeros(6)
@@ -340,7 +340,7 @@ class Balancer:
         height asked is capped at the CoM's, and the cap rises again at HEIGHT_CAP_RELAXATION once they let go, until
         the reference is below it."""
         if limits.status == "limited":
-            J_z = self.kinematics.J_com[2] @ self.kinematics.T
+            J_z = self.kinematics.com_jacobian()[2]
             asked, kept = J_z @ motion, J_z @ limits.velocity
             if asked > 0.0 and kept < asked - RISE_TOLERANCE:
                 self.height_cap = com[2] if self.height_cap is None else min(self.height_cap, com[2])

@@ -107,7 +107,7 @@ class EmbeddedMotionResolver:
         twists, joint_rates = twists or {}, joint_rates or {}
         kinematics = self.kinematics.update(q)
         T = kinematics.T                                          # (nv, 6 + n_out)
-        J_com = kinematics.J_com @ T                              # (3, 6 + n_out)
+        J_com = kinematics.com_jacobian()                         # (3, 6 + n_out)
         R_base = kinematics.base_rotation
 
         def frame_jacobian(name):

@@ -63,6 +63,7 @@ class WholeBodyKinematics:
         self.T = None      # ∂ν/∂ν_o (nv, 6 + n_out)
         self.com = None    # centre of mass, world frame [m]
         self.J_com = None  # ∂c/∂ν (3, nv)
+        self._com_jacobian = None  # J_com T, once asked for
 
     def update(self, q):
         """Compute everything at ``q`` (nothing when it is the configuration already computed)."""
@@ -74,8 +75,15 @@ class WholeBodyKinematics:
         self.J_com = pin.jacobianCenterOfMass(model, data, False)  # from the joint Jacobians just computed
         self.com = data.com[0].copy()
         self.T = self.chain.output_velocity_map(q)
+        self._com_jacobian = None
         self.q = np.array(q, dtype=float)
         return self
+
+    def com_jacobian(self):
+        """The CoM Jacobian in output coordinates, J_com T (3, 6 + n_out); computed once per configuration."""
+        if self._com_jacobian is None:
+            self._com_jacobian = self.J_com @ self.T
+        return self._com_jacobian
 
     def placement(self, frame_id):
         """World placement of a frame (pin.SE3, a copy)."""
