@@ -49,7 +49,7 @@ class JointLimits:
 
     def __init__(self, robot, margin=0.02, com_weight=1e4):
         if not 0.0 <= margin < 0.5:
-            raise ValueError(f"the joint limits' margin is a fraction of each stroke in [0, 0.5), got {margin}")
+            raise ValueError(f"limit_margin must be in [0, 0.5) (a fraction of each actuator's stroke), got {margin}")
         strokes = [name for name in robot.actuated_names if name not in robot.output_names]
         lower, upper = robot.position_limits(strokes)
         kept = np.isfinite(upper - lower)
@@ -65,7 +65,8 @@ class JointLimits:
         self.names = self.strokes + [robot.output_names[k] for k in self.ranged]
         self.output_q = robot.output_q
         self.n = 6 + len(robot.output_names)
-        self.range_rows = np.eye(self.n)[6 + self.ranged]  # an output's row of T is its own rate
+        self.range_v = 6 + self.ranged
+        self.range_rows = np.eye(self.n)[self.range_v]  # an output's row of T is its own rate
         self.com_weight = com_weight
 
     def apply(self, velocity, T, q, position_command, dt, tasks):
@@ -81,14 +82,13 @@ class JointLimits:
             return LimitedMotion(velocity, (), "free")
         L = T[self.stroke_rows]
         lead = position_command - q[self.output_q]  # the command's lead on the measured outputs
-        moved = lead + dt * velocity[6:]
-        reached = np.concatenate([q[self.stroke_q] + L[:, 6:] @ moved, (q[self.output_q] + moved)[self.ranged]])
+        asked = np.concatenate([q[self.stroke_q] + L[:, 6:] @ lead, position_command[self.ranged]])
+        rates = np.concatenate([L @ velocity, velocity[self.range_v]])
+        reached = asked + dt * rates
         if np.all((reached >= self.lower) & (reached <= self.upper)):
             return LimitedMotion(velocity, (), "free")
-        asked = np.concatenate([q[self.stroke_q] + L[:, 6:] @ lead, position_command[self.ranged]])
         low = np.minimum((self.lower - asked) / dt, 0.0)
         high = np.maximum((self.upper - asked) / dt, 0.0)
-        rates = np.concatenate([L @ velocity, velocity[6 + self.ranged]])
         if np.all((rates >= low - TOLERANCE) & (rates <= high + TOLERANCE)):  # outside, staying or coming back
             return LimitedMotion(velocity, (), "free")
         L = np.vstack([L, self.range_rows])

@@ -90,8 +90,6 @@ class CentroidalBalancerNode(LifecycleNode):
                            for name in self.cartesian_limbs]
             if not value("max_tracking_error") > 0.0:
                 raise ValueError(f"parameter 'max_tracking_error' must be > 0, got {value('max_tracking_error')}")
-            if not 0.0 <= value("limit_margin") < 0.5:
-                raise ValueError(f"parameter 'limit_margin' must be in [0, 0.5), got {value('limit_margin')}")
             self.config = BalancerConfig(mode=value("mode"), feet=tuple(feet),
                                          zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))),
                                          max_tracking_error=float(value("max_tracking_error")),
