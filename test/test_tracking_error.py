@@ -13,8 +13,7 @@ IGNORED, SECONDS = 2.0, 4.0  # the plant ignores the commands this long, of this
 def run_with_late_driver(max_tracking_error):
     """Base heights [m] of kangaroo_like over SECONDS, its plant ignoring every command of the first IGNORED s;
     and the balancer."""
-    loop = ClosedLoop(robot_config("kangaroo_like"), mode="kinematic")
-    loop.balancer.config.max_tracking_error = max_tracking_error
+    loop = ClosedLoop(robot_config("kangaroo_like"), mode="kinematic", max_tracking_error=max_tracking_error)
     apply = loop.sim.set_command
     loop.sim.set_command = lambda *command: apply(*command) if loop.sim.time >= IGNORED else None
     heights = np.array([loop.tick().base_height for _ in range(int(SECONDS / loop.period))])
