@@ -1,9 +1,12 @@
-"""Robots shared by the model tests, and helpers to draw closed configurations."""
+"""Robots shared by the model tests, helpers to draw closed configurations, and the short demo's check on a robot
+that init configured."""
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from humanoid_balance.cli import main
 from humanoid_balance.model import ClosedChain, load_robot
 from humanoid_balance.model.robot_config import load_robot_config
 from humanoid_balance.resources import TALOS_URDF, robot_config_file
@@ -82,3 +85,17 @@ def static_stance(robot, chain, soles, left_share=0.6):
     S[robot.actuated_v, np.arange(len(robot.actuated_v))] = 1.0
     solution = np.linalg.lstsq(np.hstack([S, chain.constraint_jacobian(q).T]), g - J_c.T @ F, rcond=None)[0]
     return q, F.reshape(2, 6), solution[:len(robot.actuated_v)], robot.total_mass * 9.81
+
+
+def assert_short_demo_stands(robot_folder, output, mode, smallest_impulse):
+    """`humanoid-balance demo --scenario short` on a robot folder, in ``mode`` ("both": kinematic, then momentum):
+    no fall (MuJoCo's ground truth), every node OK, each push larger than ``smallest_impulse`` [N·s] and recovered
+    (CoM within 50 mm, back within 5 mm in less than 2 s)."""
+    assert main(["demo", "--scenario", "short", "--mode", mode, "--robot", str(robot_folder), "--no-record",
+                 "--output", str(output)]) == 0
+    for name in ("kinematic", "momentum") if mode == "both" else (mode,):
+        figures = json.loads((output / name if mode == "both" else output).joinpath("metrics.json").read_text())
+        assert not figures["fell"] and figures["all nodes OK"], (name, figures["nodes"])
+        for push in figures["pushes"]:
+            assert push["impulse [N·s]"] > smallest_impulse, (name, push)
+            assert push["CoM peak excursion [m]"] < 0.05 and push["settling time to 5 mm [s]"] < 2.0, (name, push)

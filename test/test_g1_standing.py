@@ -2,7 +2,6 @@
 short demo through the five nodes in both modes. Its feet touch the ground through four small collision spheres each.
 References: the spheres as the URDF gives them (read with xml.etree, not through the suite), pinocchio's
 floating-base model for the stance and MuJoCo's ground truth for the run. Units: m, N·s, s."""
-import json
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
@@ -13,6 +12,7 @@ from humanoid_balance.cli import main
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import load_robot_config
 from humanoid_balance.resources import example_robot
+from model_fixtures import assert_short_demo_stands
 
 G1 = example_robot("g1_description/urdf/g1_29dof_rev_1_0.urdf")
 pytestmark = pytest.mark.skipif(G1 is None, reason="example-robot-data has no G1 "
@@ -72,12 +72,4 @@ def test_init_puts_the_soles_under_the_contact_spheres_level_with_the_com_over_t
 def test_short_demo_stands_and_recovers_the_pushes_on_g1_in_both_modes(g1, tmp_path):
     """Kinematic mode on position drives, momentum mode on the joint impedance (position, velocity, stiffness,
     damping and feed-forward torque: what G1's low-level interface takes)."""
-    folder, _ = g1
-    assert main(["demo", "--scenario", "short", "--mode", "both", "--robot", str(folder), "--no-record",
-                 "--output", str(tmp_path)]) == 0
-    for mode in ("kinematic", "momentum"):
-        figures = json.loads((tmp_path / mode / "metrics.json").read_text())
-        assert not figures["fell"] and figures["all nodes OK"], (mode, figures["nodes"])
-        for push in figures["pushes"]:
-            assert push["impulse [N·s]"] > 3.5  # scaled to G1's 33 kg
-            assert push["CoM peak excursion [m]"] < 0.05 and push["settling time to 5 mm [s]"] < 2.0, (mode, push)
+    assert_short_demo_stands(g1[0], tmp_path, "both", smallest_impulse=3.5)  # scaled to G1's 33 kg

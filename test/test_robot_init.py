@@ -2,7 +2,6 @@
 
 References: TALOS's own sole frame (left_sole_link, shipped by PAL in its URDF, which init does not use), pinocchio
 forward kinematics of the stance, and the closed-loop demo through the five nodes on the written configuration."""
-import json
 import re
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from humanoid_balance.cli import main
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import load_robot_config
-from model_fixtures import talos_urdf
+from model_fixtures import assert_short_demo_stands, talos_urdf
 
 FEET = ("leg_left_6_link", "leg_right_6_link")
 
@@ -69,15 +68,7 @@ def test_wrong_foot_link_is_one_line_naming_it(capsys):
 def test_short_demo_stands_and_recovers_the_pushes_on_talos_in_both_modes(talos, tmp_path):
     """Kinematic mode on position drives, momentum mode on TALOS's joint impedance (torque-controlled, as the real
     robot), both from the configuration init wrote."""
-    _, folder, _ = talos
-    assert main(["demo", "--scenario", "short", "--mode", "both", "--robot", str(folder), "--output",
-                 str(tmp_path)]) == 0
-    for mode in ("kinematic", "momentum"):
-        figures = json.loads((tmp_path / mode / "metrics.json").read_text())
-        assert not figures["fell"] and figures["all nodes OK"], (mode, figures["nodes"])
-        for push in figures["pushes"]:
-            assert push["impulse [N·s]"] > 9.0  # scaled to TALOS's 90 kg
-            assert push["CoM peak excursion [m]"] < 0.05 and push["settling time to 5 mm [s]"] < 2.0, (mode, push)
+    assert_short_demo_stands(talos[1], tmp_path, "both", smallest_impulse=9.0)  # scaled to TALOS's 90 kg
 
 
 def test_demo_with_a_wrong_robot_folder_is_one_line(tmp_path, capsys):
