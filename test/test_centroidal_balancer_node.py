@@ -85,7 +85,6 @@ class Session(NodeSession):
         assert self.run(done, timeout=timeout), self.report()
 
 
-
 def test_lifecycle_commands_only_while_active_and_within_limits(kangaroo):
     robot, q = kangaroo
     session = Session(robot, q, ["-p", "autostart:=false"])

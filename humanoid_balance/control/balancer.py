@@ -267,8 +267,7 @@ class Balancer:
         u = np.zeros(3)
         u[:2] = balancing_input(np.zeros(2), state.com_reference, state.zmp, state.com_reference, com,
                                 config.zmp_com)
-        height = state.com_reference[2] if self.height_cap is None else min(state.com_reference[2], self.height_cap)
-        u[2] = config.com_height_gain * (height - com[2])
+        u[2] = config.com_height_gain * (self._height_asked(state.com_reference[2]) - com[2])
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
         resolution = self.resolver.resolve(state.q, u, omega, twists=self._extra_twists(state),
                                            joint_rates=self._extra_rates(state))
@@ -281,8 +280,8 @@ class Balancer:
         com_velocity = kinematics.J_com @ state.v
         phase = self.schedule.update(bool(active), com[2], com_velocity[2], min(M.translation[2] for M in soles))
         z_ref = state.com_reference[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
-        if phase.name == "standing" and self.height_cap is not None:
-            z_ref = min(z_ref, self.height_cap)
+        if phase.name == "standing":
+            z_ref = self._height_asked(z_ref)
         if self.srv is None:
             self.srv = com_velocity.copy()
         if phase.name == "aerial":  # the COG is not controllable: the legs hold; the SRV follows the estimate's
@@ -349,6 +348,10 @@ class Balancer:
             self.height_cap += HEIGHT_CAP_RELAXATION * dt
             if self.height_cap >= state.com_reference[2]:
                 self.height_cap = None
+
+    def _height_asked(self, reference):
+        """The CoM height to ask for [m]: ``reference``, capped where the joint limits stopped a rise (_cap_height)."""
+        return reference if self.height_cap is None else min(reference, self.height_cap)
 
     def _support_corners(self, active, placements):
         """xy corners of the soles in contact, world frame (k, 2) [m]."""
