@@ -14,14 +14,20 @@ FEET = (Foot("left_foot", "left_sole", tuple(f"left_{j}" for j in JOINTS)),
         Foot("right_foot", "right_sole", tuple(f"right_{j}" for j in JOINTS)))
 
 
-@pytest.fixture(scope="module")
-def kangaroo():
-    robot, chain = load("kangaroo_like", floating_base=True)
+def crouched(robot, chain, knee_actuators):
+    """The reference configuration with both knee actuators moved to ``knee_actuators`` [m], the loops closed."""
     q = robot.reference_q.copy()
-    for target in np.linspace(0, -0.05, 6)[1:]:  # a slight crouch, away from the straight-knee singularity
+    for target in np.linspace(0, knee_actuators, 6)[1:]:
         q[[robot.joint_q_index("left_knee_actuator"), robot.joint_q_index("right_knee_actuator")]] = target
         q = chain.solve_passive(q).q
-    return robot, chain, q
+    return q
+
+
+@pytest.fixture(scope="module")
+def kangaroo():
+    """A crouch away from the straight-knee singularity (its feet behind the CoM, as a kinematic model allows)."""
+    robot, chain = load("kangaroo_like", floating_base=True)
+    return robot, chain, crouched(robot, chain, -0.05)
 
 
 def com_of(robot, q):
@@ -30,8 +36,10 @@ def com_of(robot, q):
 
 def test_kinematic_mode_drives_the_com_to_its_reference(kangaroo):
     """Apply the commanded output positions to the model (loops re-closed, support sole kept where it is by
-    moving the base) and the CoM converges to a reference 2 cm to the side."""
-    robot, chain, q = kangaroo
+    moving the base) and the CoM converges to a reference 2 cm to the side (in a crouch whose CoM lies over the
+    soles: a reference outside the support polygon is not granted, test_reference_governor)."""
+    robot, chain, _ = kangaroo
+    q = crouched(robot, chain, -0.02)
     balancer = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET))
     target = com_of(robot, q) + np.array([0.0, 0.02, 0.0])
     dt = 0.01
@@ -64,7 +72,7 @@ def test_commands_a_robot_does_not_follow_restart_from_where_it_is(kangaroo, bou
     unbounded = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET, max_tracking_error=np.inf))
     bounded = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET, max_tracking_error=bound))
     runaway, deviations, restarts = 0.0, [], []
-    for _ in range(200):  # 2 s at 100 Hz
+    for _ in range(300):  # 3 s at 100 Hz
         runaway = np.abs(unbounded.update(state, 0.01).position - measured).max()
         deviations.append(np.abs(bounded.update(state, 0.01).position - measured).max())
         restarts.append(bounded.restarts)
@@ -244,3 +252,27 @@ def test_viip_in_flight_the_cog_keeps_its_horizontal_velocity(kangaroo):
     balancer.update(BalancerState(q, v, (False, False), None, com_of(robot, q)), 0.002)
     J_com = pin.jacobianCenterOfMass(robot.model, robot.model.createData(), q)
     np.testing.assert_allclose(balancer.srv, [0.05, 0.0, (J_com @ v)[2]], atol=1e-12)
+
+
+def test_requests_the_robot_cannot_do_now_are_refused_with_the_reason(kangaroo):
+    """A jump outside viip mode, on one foot or while one is under way; a mode change during a jump."""
+    from humanoid_balance.control.balancer import Refused
+
+    robot, chain, q = kangaroo
+    kinematic = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET))
+    with pytest.raises(Refused, match="jumps need mode 'viip'"):
+        kinematic.jump()
+    viip = Balancer(robot, BalancerConfig(mode="viip", feet=FEET))
+    viip.update(BalancerState(q, np.zeros(robot.nv), (True, False), com_of(robot, q), com_of(robot, q)), 0.002)
+    with pytest.raises(Refused, match="not standing on every foot"):
+        viip.jump()
+    viip.update(BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), com_of(robot, q)), 0.002)
+    viip.check_mode_change("kinematic")  # standing: allowed
+    viip.jump()
+    assert viip.schedule.name == "stoop"
+    with pytest.raises(Refused, match="a jump is under way"):
+        viip.jump()
+    with pytest.raises(Refused, match="the mode stays 'viip'"):
+        viip.check_mode_change("momentum")
+    with pytest.raises(ValueError, match="mode must be one of"):
+        viip.check_mode_change("walk")

@@ -22,9 +22,10 @@ DIAGNOSTIC = "centroidal_balancer: balance"
 
 @pytest.fixture(scope="module")
 def kangaroo():
+    """kangaroo_like in a crouch whose CoM lies over its soles."""
     robot, chain = load("kangaroo_like")
     q = robot.reference_q.copy()
-    for target in np.linspace(0, -0.05, 6)[1:]:
+    for target in np.linspace(0, -0.02, 6)[1:]:
         q[[robot.joint_q_index("left_knee_actuator"), robot.joint_q_index("right_knee_actuator")]] = target
         q = chain.solve_passive(q).q
     return robot, q
@@ -41,6 +42,7 @@ class Session(NodeSession):
         self.commands = self.probe.record(JointState, "balance/joint_command")
         self.com = self.probe.record(PointStamped, "balance/com")
         self.time = 3000.0
+        self.phase = 1  # contact/<foot>/state sent: 1 contact, 0 aerial
 
     def tick(self):
         self.time += 0.005
@@ -51,7 +53,7 @@ class Session(NodeSession):
         odom.pose.pose.orientation.w = 1.0
         self.odom.publish(odom)
         for publisher in self.states:
-            publisher.publish(Int8(data=1))
+            publisher.publish(Int8(data=self.phase))
         zmp = PointStamped()  # under the base: without a recent zmp the kinematic mode holds its posture
         zmp.header.stamp.sec, zmp.header.stamp.nanosec, zmp.header.frame_id = stamp_sec, stamp_nsec, "odom"
         self.zmp.publish(zmp)
@@ -120,7 +122,7 @@ def test_gain_change_breaking_the_iss_conditions_is_refused(kangaroo):
         result = session.probe.call(SetParameters, "/centroidal_balancer/set_parameters", request).results[0]
         assert not result.successful
         assert "must exceed ω_n" in result.reason
-        request.parameters[0].value.double_value = 6.0
+        request.parameters[0].value.double_value = 5.5
         assert session.probe.call(SetParameters, "/centroidal_balancer/set_parameters", request).results[0].successful
     finally:
         session.stop()
@@ -200,3 +202,26 @@ def test_commands_reaching_the_actuators_strokes_are_diagnosed_with_the_joints_a
         returncode, _, stderr = session.stop()
     assert returncode == 0, stderr
     assert knee < q[robot.joint_q_index("left_knee")] - 0.3, "the legs should have extended"
+
+
+def test_references_while_no_foot_is_in_contact_are_refused(kangaroo):
+    """In the air nothing can be balanced towards: a CoM reference is rejected (no_contact), counted in /diagnostics,
+    and the node goes on."""
+    robot, q = kangaroo
+    session = Session(robot, q)
+    try:
+        assert session.run(lambda: len(session.commands) > 5), session.report()
+        session.phase = 0
+        reference = session.probe.publisher(PointStamped, "balance/com_reference", sensor=False)
+        target = PointStamped()
+        target.header.frame_id = "odom"
+
+        def refused():
+            reference.publish(target)
+            values = session.probe.diagnostic_values(DIAGNOSTIC) or {}
+            return int(values.get("rejected: no_contact", 0)) > 0
+
+        assert session.run(refused, timeout=15.0), session.report()
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr

@@ -56,12 +56,14 @@ class NodeStatus:
 
 class Chain:
     """Start with ``with Chain(rate) as chain:``; the plant at ``rate`` [Hz] on ``robot`` in balance ``mode``,
-    free-running, or with ``lockstep`` waiting for each tick's command (immune to the machine's load)."""
+    free-running, or with ``lockstep`` waiting for each tick's command (immune to the machine's load);
+    ``parameters``: node → {name: value} on top of the experiment's (:func:`~humanoid_balance.bench.dds_loop.overrides`)."""
 
     started = 0  # chains this process has started
 
-    def __init__(self, rate=100.0, robot=DEFAULT_ROBOT, mode="kinematic", lockstep=False):
+    def __init__(self, rate=100.0, robot=DEFAULT_ROBOT, mode="kinematic", lockstep=False, parameters=None):
         self.rate, self.robot, self.mode, self.lockstep = rate, robot, mode, lockstep
+        self.parameters = parameters or {}
         Chain.started += 1
         self.environment = ros_environment(Chain.started)  # a domain of its own, even beside another chain
         self.process_environment = {**os.environ, **self.environment}
@@ -108,7 +110,8 @@ class Chain:
 
     def launch(self, name):
         """Start (or start again) the process ``name``; its output is appended to ``<directory>/<name>.log``."""
-        arguments = ros_arguments(name, self.rate, self.directory, self.robot, self.mode, self.lockstep)
+        arguments = ros_arguments(name, self.rate, self.directory, self.robot, self.mode, self.lockstep,
+                                  self.parameters)
         self.processes[name] = NodeProcess(name, arguments, self.process_environment, self.directory,
                                            append=name in self.processes)
         return self.processes[name]

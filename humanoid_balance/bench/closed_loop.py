@@ -15,7 +15,8 @@ import numpy as np
 
 from humanoid_balance.bench.session import current as current_session
 from humanoid_balance.control.balancer import Balancer, BalancerConfig, BalancerState, Foot
-from humanoid_balance.control.embedded_motion import J_BUSY, Section
+from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
+from humanoid_balance.control.limb_motion import LimbTrajectory
 from humanoid_balance.control.zmp_com import ZmpComGains
 from humanoid_balance.estimation import ImuSample, RobotStateEstimator
 from humanoid_balance.estimation.contact_state import ContactEstimator
@@ -25,6 +26,7 @@ from humanoid_balance.model import ClosureError, SingularConfigurationError, loa
 from humanoid_balance.model.robot_config import check_robot_config, load_robot_config
 from humanoid_balance.resources import DEFAULT_ROBOT, robot_config_file
 from humanoid_balance.sim import Simulation
+from humanoid_balance.sim.perturbation import NOMINAL
 
 __all__ = ["FALL_DROP", "Sample", "Signals", "ClosedLoop", "robot_config"]
 
@@ -77,7 +79,8 @@ class ClosedLoop:
     Args:
         robot: its :class:`RobotConfig` (files, feet, soles, legs, limbs, stance, drive gains).
         mode: the balancer's mode (``kinematic`` | ``momentum`` | ``viip``).
-        arms: make the configuration's busy limbs J-busy sections, driven by :meth:`tick`'s ``arm_rates``.
+        arms: make the configuration's busy limbs J-busy sections, following what :meth:`follow` gives them, but
+            those in ``cartesian_limbs``: C-busy, following their target pose in :attr:`poses`.
         impedance: send position, velocity, effort and the gains the mapper derives from the configuration's
             output impedance through the plant's joint impedance (momentum mode on a torque-controlled robot)
             instead of position targets to stiff drives.
@@ -85,13 +88,14 @@ class ClosedLoop:
             command's efforts (the configuration's drive gains); default: in viip mode, whose jump is dynamic.
         reference: joint → starting value for the plant (see :class:`Simulation`).
         period: control period [s]; the plant steps its own timestep in between.
+        perturbation: how the plant differs from the robot's files and its sensors lie (a PlantPerturbation).
         config: extra :class:`BalancerConfig` fields (``zmp_com`` defaults to the robot's k_p and k_c).
     """
 
     def __init__(self, robot, mode="kinematic", arms=False, impedance=False, compliance_compensation=None,
-                 reference=None, period=0.002, **config):
+                 reference=None, period=0.002, cartesian_limbs=(), perturbation=NOMINAL, **config):
         self.config = robot
-        self.sim = Simulation.from_config(robot, reference=reference or {})
+        self.sim = Simulation.from_config(robot, reference=reference or {}, perturbation=perturbation)
         self.robot = load_robot(robot.urdf_file, robot.loops, floating_base=True)
         check_robot_config(robot, self.robot)
         fixed_base = load_robot(robot.urdf_file, robot.loops)
@@ -103,7 +107,8 @@ class ClosedLoop:
         self.contacts = None  # the feet's contact phases of the last tick, for the base estimate (None: none yet)
         feet = tuple(Foot(name, sole, robot.leg_joints[name], robot.rectangle(k))
                      for k, (name, sole) in enumerate(zip(robot.feet, robot.soles)))
-        sections = [Section(limb, robot.limb_joints[limb], robot.limb_end_frames[limb], J_BUSY)
+        sections = [Section(limb, robot.limb_joints[limb], robot.limb_end_frames[limb],
+                            C_BUSY if limb in cartesian_limbs else J_BUSY)
                     for limb in (robot.busy_limbs if arms else ())]
         config.setdefault("zmp_com", ZmpComGains(np.full(2, robot.k_p), np.full(2, robot.k_c)))
         self.balancer = Balancer(self.robot, BalancerConfig(mode=mode, feet=feet, **config), sections)
@@ -119,6 +124,8 @@ class ClosedLoop:
         self.actuated = list(self.robot.actuated_names)
         self.to_plant = np.array([self.actuated.index(name) for name in self.sim.actuators])
         self.com_reference = None
+        self.trajectories = {}    # busy limb → the LimbTrajectory it follows (:meth:`follow`)
+        self.poses = {}           # C-busy limb → its target pose (pin.SE3, world frame)
         self.refusals = 0         # commands the mapper could not realise
         self.start_height = self.sim.ground_truth().base_position[2]
         self.base_body = robot.base_frame or self.robot.root_link  # where pushes land
@@ -141,10 +148,15 @@ class ClosedLoop:
         if self.recording is not None:
             self.recording.push(self.sim.time, body, force)
 
-    def tick(self, arm_rates=None, com_offset=(0.0, 0.0, 0.0)):
+    def follow(self, limb, times, velocities, start=None):
+        """Have a busy limb follow joint ``velocities`` (k, n) [rad/s] at ``times`` (k,) [s] from ``start`` [s of
+        simulated time; default: now], as balance/<limb>/trajectory does through the nodes."""
+        self.trajectories[limb] = LimbTrajectory(self.sim.time if start is None else start, np.asarray(times, float),
+                                                 np.asarray(velocities, float))
+
+    def tick(self, com_offset=(0.0, 0.0, 0.0)):
         """Step the plant one control period, run the suite on its sensors, send the command; returns a
-        :class:`Sample`. ``arm_rates``: arm section → joint rates [rad/s]; ``com_offset``: added to the CoM
-        reference, which is the CoM of the first tick [m]."""
+        :class:`Sample`. ``com_offset``: added to the CoM reference, which is the CoM of the first tick [m]."""
         sim = self.sim
         sim.step(self.steps)
         position, velocity, effort = sim.joint_states(self.actuated)
@@ -160,7 +172,7 @@ class ClosedLoop:
         contacts = tuple(foot.state == CONTACT for foot in contact.feet)
         self.contacts = None if any(foot.state == UNKNOWN for foot in contact.feet) else contacts
         command = self.balancer.update(BalancerState(q, v, contacts, contact.zmp, self.com_reference + com_offset,
-                                                     arm_rates or {}), self.period)
+                                                     self.trajectories, self.poses, sim.time), self.period)
         try:
             actuators = self.mapper.update(command.position, command.velocity, command.effort)
         except (ClosureError, SingularConfigurationError):  # as the mapper node: keep the last safe command

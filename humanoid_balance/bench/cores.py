@@ -75,11 +75,11 @@ def recorded_inputs(samples, robot=ROBOT):
             calls.append((copy.deepcopy(arguments), copy.deepcopy(keywords)))
             return core(*arguments, **keywords)
         setattr(owner, method, recording)
-    for k in range(samples + WARM_UP_TICKS):
-        t = k * loop.period
-        rates = {name: 0.4 * np.cos(2 * np.pi * t) * np.ones(len(loop.config.limb_joints[name]))
-                 for name in loop.config.busy_limbs}
-        loop.tick(rates, com_offset=(0.0, 0.02 * np.sin(np.pi * t), 0.0))
+    times = np.arange(samples + WARM_UP_TICKS) * loop.period
+    for name in loop.config.busy_limbs:
+        loop.follow(name, times, np.outer(0.4 * np.cos(2 * np.pi * times), np.ones(len(loop.config.limb_joints[name]))))
+    for t in times:
+        loop.tick(com_offset=(0.0, 0.02 * np.sin(np.pi * t), 0.0))
     for owner in (loop.estimator, loop.contact, loop.balancer, loop.mapper):
         del owner.update  # the recording wrappers were instance attributes
     return loop, {name: calls[-samples:] for name, calls in inputs.items()}

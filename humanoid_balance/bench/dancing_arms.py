@@ -49,9 +49,11 @@ def dance(periods, robot=ROBOT, antiphase=True):
     amplitude = amplitudes(config, robot, antiphase)
     loop = ClosedLoop(config, mode="kinematic", arms=True)
     samples, end = [], START + periods / FREQUENCY
+    times = np.arange(0.0, end - START + 1e-9, loop.period)
+    for limb in amplitude:
+        loop.follow(limb, times, [arm_rates(amplitude, t)[limb] for t in times], start=START)
     while loop.sim.time < end:
-        t = loop.sim.time
-        sample = loop.tick(arm_rates(amplitude, t - START) if t >= START else None)
+        sample = loop.tick()
         samples.append((sample.time, *sample.com[:2], *sample.true_zmp[:2]))
         if loop.fallen(sample):
             return float("inf"), np.full(2, np.inf), True

@@ -91,11 +91,11 @@ class LoopRun(NamedTuple):
     warnings: dict           # node → the last non-OK diagnostics message of the window ('' if none)
 
 
-def overrides(rate, directory, mode="kinematic", lockstep=False):
+def overrides(rate, directory, mode="kinematic", lockstep=False, parameters=None):
     """This experiment's parameters on top of config/, each scoped to its node (balance_stack reads them all);
     ``mode`` momentum runs the balancer on the plant's joint impedance (the mapper's per-actuator gains);
     ``lockstep``: the plant waits for each tick's command instead of running free, and the nodes run on its
-    /clock."""
+    /clock; ``parameters``: node → {name: value} set on top of these."""
     interface = COMMAND_INTERFACES[mode]
     table = {PLANT: {"real_time": not lockstep, "lockstep": lockstep, "publish_clock": lockstep,
                      "lockstep_timeout": 5.0 / rate,  # a tick whose command was lost waits five ticks' time
@@ -106,15 +106,17 @@ def overrides(rate, directory, mode="kinematic", lockstep=False):
              "loop_closure_mapper": {"command_interface": interface}}
     for node in SUITE:
         table[node]["use_sim_time"] = lockstep
+    for node, values in (parameters or {}).items():
+        table[node].update(values)
     return table
 
 
-def ros_arguments(name, rate, directory, robot=ROBOT, mode="kinematic", lockstep=False):
+def ros_arguments(name, rate, directory, robot=ROBOT, mode="kinematic", lockstep=False, parameters=None):
     """--ros-args of one process: the parameter files of config/ for the nodes it runs, the robot's configuration
     (its values over the defaults), then the overrides."""
     nodes = SUITE if name == "balance_stack" else (name,)
     path = Path(directory) / f"{name}.overrides.yaml"
-    table = overrides(rate, directory, mode, lockstep)
+    table = overrides(rate, directory, mode, lockstep, parameters)
     path.write_text(yaml.safe_dump({f"/**/{node}": {"ros__parameters": table[node]} for node in nodes}))
     arguments = []
     for node in nodes:

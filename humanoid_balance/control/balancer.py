@@ -20,7 +20,11 @@ mode they are Garofalo's τ. In the kinematic and viip modes the resolved motion
 joints' ranges (:mod:`~humanoid_balance.control.joint_limits`, Kangaroo eq. (IV)): at a limit the CoM's horizontal
 motion goes on through the other joints, and a rise the limits stop is not asked for again (the anti-windup of the
 CoM height term, or of viip's standing spring and strict referential velocity). Position, velocity and effort are
-clamped to the URDF limits before leaving. Everything works on the serial-equivalent outputs q (robot.output_names);
+clamped to the URDF limits before leaving. Balance first, in every mode: the CoM reference is granted only within
+the support and the legs' reach, at bounded speed and acceleration (:mod:`~humanoid_balance.control.reference_governor`),
+C-busy targets within the limbs' reach at bounded speed, J-busy trajectories slowed where the ZMP or the joints' speed
+ask (:mod:`~humanoid_balance.control.limb_motion`); each command carries the limitations, and a jump or a mode change
+the robot cannot do now is :class:`Refused`. Everything works on the serial-equivalent outputs q (robot.output_names);
 a closed-chain robot is projected onto them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
 """
 import math
@@ -29,12 +33,13 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 import pinocchio as pin
-from scipy.spatial import ConvexHull
 
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
 from humanoid_balance.control.joint_limits import JointLimits
+from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, ZMP_MARGIN_FRACTION, limb_reach
 from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
                                                        desired_com_wrench, joint_torques)
+from humanoid_balance.control.reference_governor import ComGovernor
 from humanoid_balance.control.viip import (GRAVITY, Constraint, JumpSchedule, cog_reference_acceleration,
                                            regulated_zmp, resolve_srv, standing_impedance, vertical_force)
 from humanoid_balance.control.zmp_com import ZmpComGains, balancing_input, check_gains
@@ -42,17 +47,32 @@ from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.kinematics import WholeBodyKinematics
 from humanoid_balance.model.projected_dynamics import gravity_from_com_jacobian
-from humanoid_balance.model.soles import free_contact_twists, polygon_margin, sole_rectangle
+from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
+from humanoid_balance.model.support_polygon import SupportPolygon, load_sharing_region
 
-__all__ = ["MODES", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer"]
+__all__ = ["MODES", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer", "Refused"]
 
 MODES = ("kinematic", "momentum", "viip")
 HEIGHT_CAP_RELAXATION = 0.02  # [m/s] how fast a CoM height the limits capped is asked for again once they let go
 RISE_TOLERANCE = 1e-4         # [m/s] a rise the limits take less than this from is not capped
+LOWEST_LEG_FRACTION = 0.5     # the hips are never asked below this fraction of the legs' length above the soles
+SUPPORT_MOVED = 1e-3          # [m] soles that moved less than this keep their support polygon
 
 COMMAND_INTERFACES = {"kinematic": "position", "momentum": "impedance", "viip": "position"}
 """The actuator command interface each mode is made for: position targets for the kinematic modes, the joint
 impedance (position, velocity, feed-forward effort, stiffness, damping) for momentum mode's torques."""
+
+
+class Support(NamedTuple):
+    """The soles in contact, as the balance uses them (SupportPolygons, world frame)."""
+
+    polygon: object  # their convex hull
+    com: object      # where the CoM reference may go: the part where each keeps min_foot_load (before the margin)
+    limbs: object    # where limb motions may carry the ZMP: the hull less ZMP_MARGIN_FRACTION of the margin
+
+
+class Refused(Exception):
+    """A request the robot cannot do now (a jump, a mode change); the message says why."""
 
 
 class Foot(NamedTuple):
@@ -84,6 +104,13 @@ class BalancerConfig:
     pose_gain: float = 5.0             # [1/s] C-busy limbs converge to their target poses
     max_tracking_error: float = 0.25   # [rad or m] a position command this far from the measured output restarts
                                        # from the measured posture (kinematic and viip modes): see Balancer.update
+    support_margin: float = 0.04       # [m] the CoM reference stays this far inside the support polygon's edges
+    min_foot_load: float = 0.25        # ... and where each foot in contact carries this fraction of the weight
+    max_com_speed: float = 0.05        # [m/s] the CoM reference's approach to a new target
+    max_com_acceleration: float = 0.5  # [m/s²] ... lowered to ω² support_margin (LIPM: its ZMP stays in the support)
+    max_limb_speed: float = 0.3        # [m/s] C-busy limb ends' approach to their targets
+    max_limb_acceleration: float = 1.0  # [m/s²]
+    max_limb_angular_speed: float = 1.0  # [rad/s]
     respect_limits: bool = True        # the resolution keeps strokes and ranges (False: clamped output by output)
     limit_margin: float = 0.02         # fraction of each actuator's stroke the resolution keeps free
     limit_com_weight: float = 1e4      # the CoM's horizontal motion against the rest when a limit acts (joint_limits)
@@ -94,9 +121,10 @@ class BalancerState(NamedTuple):
     v: np.ndarray                      # velocity (base twist in the base frame, every joint)
     contacts: tuple                    # per foot: True in contact
     zmp: Optional[np.ndarray]          # measured ZMP, world frame [m]; None: none fresh (kinematic mode holds)
-    com_reference: np.ndarray          # desired CoM, world frame [m]
-    joint_rates: dict = {}             # J-busy extra sections → joint rates [rad/s]
+    com_reference: np.ndarray          # desired CoM, world frame [m]: a wish, granted as far as balance allows
+    trajectories: dict = {}            # J-busy extra sections → their newest LimbTrajectory
     poses: dict = {}                   # C-busy extra sections → target pin.SE3 of their end frame, world
+    time: float = 0.0                  # of the state, on the trajectories' stamps' clock [s]
 
 
 class JointCommand(NamedTuple):
@@ -106,6 +134,8 @@ class JointCommand(NamedTuple):
     wrenches: np.ndarray               # desired sole wrenches (feet, 6), sole frames [N, N·m]
     com: np.ndarray                    # CoM of the state the command was computed from, world frame [m]
     status: dict                       # figures for diagnostics
+    limitations: tuple = ()            # the references not granted as asked (reference_governor.Limitation)
+    com_reference: np.ndarray = None   # the CoM reference granted, world frame [m]
 
 
 class Balancer:
@@ -131,13 +161,35 @@ class Balancer:
         sections = [Section(f.name, f.joints, f.sole, BASE if i == 0 else C_BUSY,
                             free_contact_twists(len(f.joints), rectangle, f.name))
                     for i, (f, rectangle) in enumerate(zip(feet, rectangles))]
+        extra_sections = [s._replace(axes=(0, 1, 2)) if s.role == C_BUSY and len(s.joints) < 6 else s
+                          for s in extra_sections]  # a limb of fewer than six joints follows its target's position
         self.resolver = EmbeddedMotionResolver(robot, sections + list(extra_sections), self.kinematics)
         self.extra = {s.name: s for s in extra_sections}
+        self.governor = ComGovernor(config.support_margin, config.max_com_speed, config.max_com_acceleration)
+        cartesian = {s.name: (s.joints, s.end_frame) for s in extra_sections if s.role == C_BUSY}
+        self.pose_targets = PoseTargets(robot, cartesian, config.pose_gain, config.max_limb_speed,
+                                        config.max_limb_acceleration, config.max_limb_angular_speed)
+        busy = [s for s in extra_sections if s.role == J_BUSY]
+        self.clock = TrajectoryClock({s.name: [robot.output_names.index(j) for j in s.joints] for s in busy},
+                                     {s.name: robot.velocity_limits(s.joints) for s in busy})
+        self.followed = {}       # J-busy limb → the trajectory its clock follows
+        self.leg_reach = float(np.mean([limb_reach(robot, f.joints, f.sole)[1] for f in feet]))
+        self.hip_ids = [robot.model.getJointId(f.joints[0]) for f in feet]
+        self.height_range = None  # static (low, high) CoM height range above the ground the legs reach [m]
+        self.ground = None        # height of the floor under the feet in contact, world frame [m]
+        self._support_key, self._support = None, None  # the soles in contact and where, and their Support
+        self.sole_corners = [rectangle.corners() for rectangle in rectangles]  # (4, 3) each, sole frames [m]
         self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
         self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))
         self.joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
+        T = self.chain.output_velocity_map(robot.reference_q)
+        leg_columns = [6 + robot.output_names.index(j) for f in feet for j in f.joints]
+        self.leg_limits = {name for name in self.joint_limits.names  # the limits that stop the legs: their joints'
+                           if any(name in f.joints for f in feet)  # ranges and the strokes that move them
+                           or (name in robot.joint_names and np.abs(T[robot.joint_v_index(name), leg_columns]).max()
+                               > 1e-9)}
         self.limited = 0         # updates whose motion a joint's or actuator's limit changed
         self.height_cap = None   # the CoM height the limits stopped a rise at (None: none) [m]
         self.posture = robot.reference_q[robot.output_q].copy()
@@ -152,8 +204,36 @@ class Balancer:
         self.support = ((), [])  # active feet and sole placements of the last update, for zmp_margin
 
     def jump(self):
-        """Request a jump (viip mode): stoop, lift off, fly, absorb the landing (Sugihara–Nakamura Fig. 2)."""
+        """Request a jump (viip mode): stoop, lift off, fly, absorb the landing (Sugihara–Nakamura Fig. 2).
+
+        Raises:
+            Refused: not in viip mode, a jump under way, or not standing on every foot.
+        """
+        if self.config.mode != "viip":
+            raise Refused(f"jumps need mode 'viip' (mode is '{self.config.mode}')")
+        if self.schedule.name != "standing":
+            raise Refused(f"a jump is under way ({self.schedule.name})")
+        if len(self.support[0]) < len(self.config.feet):
+            raise Refused("not standing on every foot")
         self.schedule.jump()
+
+    def check_mode_change(self, mode):
+        """Refused while a jump is under way (its phases belong to the viip mode); ValueError for no mode."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got '{mode}'")
+        if mode != self.config.mode and self.schedule.name != "standing":
+            raise Refused(f"a jump is under way ({self.schedule.name}): the mode stays '{self.config.mode}'")
+
+    @property
+    def supported(self):
+        """Whether a foot was in contact at the last update (None before the first)."""
+        return None if self._support_key is None else bool(self.support[0])
+
+    def check_pose(self, limb, position):
+        """OutOfReach unless ``position`` (world frame [m]) is within the C-busy limb's reach of its root, at the last
+        update's configuration (no check before the first: the update ignores what is out of reach)."""
+        if self.kinematics.q is not None:
+            self.pose_targets.check(limb, position, self.kinematics)
 
     def com_height(self, q):
         """Height of the CoM above the mean sole height [m]: c_z of the inverted pendulum (ω_n = √(g/c_z))."""
@@ -167,9 +247,11 @@ class Balancer:
         standing_impedance(self.config.viip_frequency, self.config.viip_damping)
 
     def hold(self, state):
-        """Restart from the measured posture (after a timeout or on activation)."""
+        """Restart from the measured posture (after a timeout or on activation), the CoM reference at rest at the
+        measured CoM."""
         self.position_command = state.q[self.robot.output_q].copy()
         self.srv = None
+        self.governor.reset(self.kinematics.update(state.q).com)
 
     def update(self, state, dt):
         robot, config = self.robot, self.config
@@ -181,15 +263,25 @@ class Balancer:
         active = tuple(i for i, touching in enumerate(state.contacts) if touching)
         G = [contact_wrench_map(M, com) for M in placements]
         R_base = kinematics.base_rotation
+        if active or self.ground is None:  # the floor under the feet on it; in the air, the one they left
+            self.ground = float(np.mean([placements[i].translation[2] for i in (active or range(len(placements)))]))
+        ground = self.ground
+        omega = math.sqrt(GRAVITY / max(com[2] - ground, 0.05 * self.leg_reach))
+        support = self._support_polygon(active, placements)
+        granted = self.governor.update(state.com_reference, None if support is None else support.com,
+                                       self._height_range(com, ground), omega, dt)
+        zmp_reference = granted.position[:2] - granted.acceleration[:2] / omega ** 2  # LIPM, Choi–Kim eq. 23
+        twists, pose_limitations = self.pose_targets.twists(state.poses, kinematics, dt)
+        rates, rate_limitations = self._limb_rates(state, support, zmp_reference, dt)
         if config.mode == "momentum":
             momentum = self.centroidal.momentum(state.q, state.v)
-            w_d = desired_com_wrench(self.mass, com, state.com_reference, R_base, np.eye(3), momentum,
-                                     config.momentum)
+            w_d = desired_com_wrench(self.mass, com, granted.position, R_base, np.eye(3), momentum, config.momentum,
+                                     granted.velocity, granted.acceleration)
         else:
             momentum = np.zeros(6)
             w_d = np.array([0.0, 0.0, self.mass * GRAVITY, 0.0, 0.0, 0.0])
         if config.mode == "viip":  # first: its wrench is the one the VIIP asks for
-            motion, w_d[:3] = self._viip_motion(state, com, R_base, active, placements, dt)
+            motion, w_d[:3] = self._viip_motion(state, granted, com, R_base, active, placements, dt)
         distribution = self.distribution.solve(G, w_d, active, self.mass)
         if config.mode == "momentum":
             effort = self._output_torques(state.q, distribution.wrenches, active)
@@ -199,8 +291,8 @@ class Balancer:
         if active:
             self._choose_support(active)
         if config.mode == "kinematic":  # eq. 24 needs the measured ZMP: without one the posture is held
-            motion = (self._kinematic_motion(state, com, R_base) if active and state.zmp is not None else
-                      np.zeros(6 + len(robot.output_names)))
+            motion = (self._kinematic_motion(state, granted, zmp_reference, com, R_base, twists, rates, dt)
+                      if active and state.zmp is not None else np.zeros(6 + len(robot.output_names)))
         limits = None
         if config.mode == "momentum":
             velocity = np.zeros(len(robot.output_names))
@@ -237,18 +329,17 @@ class Balancer:
                   "joint limits": "n/a" if limits is None else limits.status,
                   "joints at a limit": ", ".join(limits.limited) if limits is not None and limits.limited else "none",
                   "updates limited by joint limits": self.limited,
-                  "CoM height out of reach [m]": 0.0 if self.height_cap is None else
-                  max(0.0, float(state.com_reference[2] - self.height_cap))}
-        return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status)
+                  "CoM height out of reach [m]": max(0.0, float(state.com_reference[2] - granted.target[2])),
+                  "limb time scale": self.clock.scale}
+        return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status,
+                            granted.limitations + pose_limitations + rate_limitations, granted.position)
 
     def zmp_margin(self, zmp):
         """Distance [m] of ``zmp`` inside the nearest edge of the last update's support polygon (negative outside;
         NaN without contact or ZMP) — for diagnostics, away from the control path."""
-        active, placements = self.support
-        if zmp is None or not active:
+        if zmp is None or self._support is None or not self.support[0]:
             return float("nan")
-        corners = self._support_corners(active, placements)
-        return polygon_margin(zmp, corners[ConvexHull(corners).vertices])  # hull vertices: counter-clockwise
+        return self._support.polygon.depth(zmp)
 
     def _choose_support(self, active):
         """The support (base) section of the embedded-motion Jacobian: kept while its foot is in contact, else
@@ -261,27 +352,38 @@ class Balancer:
         self.resolver.set_roles({foot.name: BASE if foot.name == chosen else C_BUSY for foot in feet})
 
     # -- modes ----------------------------------------------------------------------------------------
-    def _kinematic_motion(self, state, com, R_base):
-        """ν_o: the base twist and output rates of the CoM command's resolution (eqs. 14–20, 24)."""
+    def _kinematic_motion(self, state, granted, zmp_reference, com, R_base, twists, rates, dt):
+        """ν_o: the base twist and output rates of the CoM command's resolution (eqs. 14–20, 24), tracking the
+        granted reference: eq. 24 with c_d, ċ_d its position and velocity and p_d its LIPM ZMP."""
         config = self.config
         u = np.zeros(3)
-        u[:2] = balancing_input(np.zeros(2), state.com_reference, state.zmp, state.com_reference, com,
-                                config.zmp_com)
-        u[2] = config.com_height_gain * (self._height_asked(state.com_reference[2]) - com[2])
+        u[:2] = balancing_input(granted.velocity, zmp_reference, state.zmp, granted.position, com, config.zmp_com)
+        u[2] = granted.velocity[2] + config.com_height_gain * (granted.position[2] - com[2])
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
-        resolution = self.resolver.resolve(state.q, u, omega, twists=self._extra_twists(state),
-                                           joint_rates=self._extra_rates(state))
+        resolution = self.resolver.resolve(state.q, u, omega, twists=twists, joint_rates=rates,
+                                           rate_bounds=self._range_rates(twists, dt))
         return resolution.output_velocity
 
-    def _viip_motion(self, state, com, R_base, active, soles, dt):
+    def _range_rates(self, sections, dt):
+        """Section → (lowest, highest) rates [rad/s] that keep its output joints in their ranges this tick, from the
+        position command (a joint already outside may stay or come back)."""
+        if not dt > 0.0 or not sections:
+            return {}
+        lower, upper = self.limits[0][0], self.limits[1][0]
+        bounds = {}
+        for name in sections:
+            k = self.resolver.columns[name] - 6
+            bounds[name] = (np.minimum((lower[k] - self.position_command[k]) / dt, 0.0),
+                            np.maximum((upper[k] - self.position_command[k]) / dt, 0.0))
+        return bounds
+
+    def _viip_motion(self, state, granted, com, R_base, active, soles, dt):
         """ν_o of the SRV's resolution (eqs. 20–24) and the COG force it asks for, m (ref p̈_G + g) [N]."""
         config, robot, kinematics = self.config, self.robot, self.kinematics
         T = kinematics.T
         com_velocity = kinematics.J_com @ state.v
         phase = self.schedule.update(bool(active), com[2], com_velocity[2], min(M.translation[2] for M in soles))
-        z_ref = state.com_reference[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
-        if phase.name == "standing":
-            z_ref = self._height_asked(z_ref)
+        z_ref = granted.position[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
         if self.srv is None:
             self.srv = com_velocity.copy()
         if phase.name == "aerial":  # the COG is not controllable: the legs hold; the SRV follows the estimate's
@@ -333,12 +435,12 @@ class Balancer:
 
     # -- helpers --------------------------------------------------------------------------------------
     def _cap_height(self, motion, limits, state, com, dt):
-        """A rise the joint limits stop is not asked for again (anti-windup of the CoM height term; viip: of its
-        standing spring's reference). Legs held at their actuators' stroke by a height they cannot give lose the
+        """A rise the joint limits stop is not asked for again: the anti-windup of the CoM height term, or of viip's
+        standing spring's reference. Legs held at their actuators' stroke by a height they cannot give lose the
         ankles' and knees' motion the balance needs; so where the limits take away a rise the resolution asked, the
-        height asked is capped at the CoM's, and the cap rises again at HEIGHT_CAP_RELAXATION once they let go, until
-        the reference is below it."""
-        if limits.status == "limited":
+        height range is capped at the CoM's height, and the cap rises again at HEIGHT_CAP_RELAXATION once they let go,
+        until the reference is below it."""
+        if limits.status == "limited" and self.leg_limits.intersection(limits.limited):
             J_z = self.kinematics.com_jacobian()[2]
             asked, kept = J_z @ motion, J_z @ limits.velocity
             if asked > 0.0 and kept < asked - RISE_TOLERANCE:
@@ -349,27 +451,60 @@ class Balancer:
             if self.height_cap >= state.com_reference[2]:
                 self.height_cap = None
 
-    def _height_asked(self, reference):
-        """The CoM height to ask for [m]: ``reference``, capped where the joint limits stopped a rise (_cap_height)."""
-        return reference if self.height_cap is None else min(reference, self.height_cap)
+    def _height_range(self, com, ground):
+        """(low, high) CoM heights the legs reach, world frame [m]: from the legs' length (the hips no higher than
+        straight legs, no lower than LOWEST_LEG_FRACTION of them above the soles; measured against the first
+        update's posture), capped where the joint limits stopped a rise (:meth:`_cap_height`)."""
+        if self.height_range is None:
+            hips = np.mean([self.kinematics.data.oMi[i].translation[2] for i in self.hip_ids])
+            extension = hips - ground  # the legs' at the first update
+            self.height_range = (com[2] - ground - (extension - LOWEST_LEG_FRACTION * self.leg_reach),
+                                 com[2] - ground + max(0.0, self.leg_reach - extension))
+        low, high = ground + self.height_range[0], ground + self.height_range[1]
+        if self.height_cap is not None:
+            high = min(high, self.height_cap)
+        return low, max(low, high)
+
+    def _support_polygon(self, active, placements):
+        """The :class:`Support` of the soles in contact (None: no contact), rebuilt only when they change or move."""
+        if not active:
+            self._support_key, self._support = (), None
+            return None
+        corners = self._support_corners(active, placements)
+        key = self._support_key
+        if not key or key[0] != active or np.abs(key[1] - corners).max() > SUPPORT_MOVED:
+            polygon = SupportPolygon.of_points(corners)
+            self._support_key = (active, corners)
+            self._support = Support(polygon, load_sharing_region(corners.reshape(len(active), -1, 2),
+                                                                 self.config.min_foot_load),
+                                    polygon.shrunk(ZMP_MARGIN_FRACTION * self.config.support_margin))
+        return self._support
+
+    def _limb_rates(self, state, support, zmp_reference, dt):
+        """The J-busy limbs' rates on their trajectories' clock, slowed where their motion would carry the ZMP out
+        of the support or a joint beyond its speed (:class:`~humanoid_balance.control.limb_motion.TrajectoryClock`),
+        and the limitations."""
+        clock = self.clock
+        for limb, trajectory in state.trajectories.items():
+            if self.followed.get(limb) is not trajectory:
+                self.followed[limb] = trajectory
+                clock.follow(limb, trajectory, state.time)
+        bound, depth = 1.0, None
+        if clock.moving:
+            A = pin.computeCentroidalMap(self.model, self.centroidal.data, state.q)  # (6, nv)
+            polygon = None if support is None else support.limbs
+            bound = clock.bound(A @ self.kinematics.T, self.mass, self.kinematics.com[2] - self.ground, zmp_reference,
+                                polygon)
+            if polygon is not None and state.zmp is not None:
+                depth = polygon.depth(state.zmp)
+        rates, limitations = clock.advance(bound, dt, depth)
+        return {name: rates.get(name, np.zeros(len(s.joints))) for name, s in self.extra.items() if s.role == J_BUSY}, \
+            limitations
 
     def _support_corners(self, active, placements):
-        """xy corners of the soles in contact, world frame (k, 2) [m]."""
-        return np.array([placements[i].act(corner)[:2] for i in active
-                         for corner in self.distribution.rectangles[i].corners()])
-
-    def _extra_twists(self, state):
-        """Twists pulling C-busy limbs to their target poses: k [p_d − p; R log3(Rᵀ R_d)], world axes."""
-        twists = {}
-        for name, target in state.poses.items():
-            current = self.kinematics.placement(self.robot.frame_id(self.extra[name].end_frame))
-            rotation_error = current.rotation @ pin.log3(current.rotation.T @ target.rotation)
-            twists[name] = self.config.pose_gain * np.r_[target.translation - current.translation, rotation_error]
-        return twists
-
-    def _extra_rates(self, state):
-        return {name: state.joint_rates.get(name, np.zeros(len(s.joints)))
-                for name, s in self.extra.items() if s.role == J_BUSY}
+        """xy corners of the soles in contact, world frame (4 k, 2) [m]."""
+        return np.concatenate([self.sole_corners[i] @ placements[i].rotation.T + placements[i].translation
+                               for i in active])[:, :2]
 
     def _static_torques(self, wrenches, active):
         """τ_o = [Tᵀ (g − Σ J_iᵀ w_i)]_joints at the configuration of ``self.kinematics``: the output torques that hold

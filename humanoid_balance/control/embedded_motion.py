@@ -15,12 +15,15 @@ columns, J_i: the section's joints; eq. 5):
 with u the balancing input (eq. 24 horizontally). The motions F_i r a section's contact leaves free (a line foot's
 roll about its line, on a leg of five joints) join q̇_i as extra joints: J_i ← [J_i, −F_i], so that
 ẋ_i = B_i ν_b + J_i q̇_i − F_i r. Stacked with the base attitude rows ω_b = R_b K_ω q̇_1 the
-support joints are resolved (eq. 16), then the other sections by eq. 19. Sections are made of serial-equivalent
-output joints; on a closed-chain robot every Jacobian is first projected onto them, J T with
+support joints are resolved (eq. 16), then the other sections by eq. 19 — a C-busy section following only the rows of
+its twist in ``axes`` (a limb of fewer than six joints, its end's position), and, given bounds on its rates (its
+joints' ranges), the least-squares rates within them where eq. 19's would leave them. Sections are made of
+serial-equivalent output joints; on a closed-chain robot every Jacobian is first projected onto them, J T with
 T = ∂ν/∂ν_o (ClosedChain.output_velocity_map), so the linkages' masses count in the CoM. Units: m, rad, s.
 """
 from typing import NamedTuple
 
+import daqp
 import numpy as np
 from scipy.linalg import lapack
 
@@ -37,13 +40,15 @@ BASE, C_BUSY, J_BUSY, IDLE = "base", "c_busy", "j_busy", "idle"
 class Section(NamedTuple):
     """A limb (Kim–Choi–Kim's section): its joints, its end frame and its role; ``free_twists``: the end's motions
     its contact leaves free, as twists [v; ω] in the end frame (a line contact's roll about its line: a leg of five
-    joints holds its sole in the five others)."""
+    joints holds its sole in the five others); ``axes``: the rows of its end's twist [v; ω] a C-busy section follows
+    (a limb of fewer than six joints its position: (0, 1, 2))."""
 
     name: str
     joints: tuple
     end_frame: str
     role: str = IDLE
     free_twists: tuple = ()
+    axes: tuple = (0, 1, 2, 3, 4, 5)
 
 
 def damped_pseudo_inverse(J, threshold=0.02, max_damping=0.05):
@@ -56,6 +61,17 @@ def damped_pseudo_inverse(J, threshold=0.02, max_damping=0.05):
     smallest = sigma[-1]
     damping2 = max_damping ** 2 * (1.0 - (smallest / threshold) ** 2) if smallest < threshold else 0.0
     return (Vt.T * (sigma / (sigma ** 2 + damping2))) @ U.T
+
+
+def bounded_least_squares(J, target, unbounded, lower, upper, damping=1e-6):
+    """argmin ‖J x − target‖² + λ ‖x‖² subject to lower ≤ x ≤ upper (DAQP); ``unbounded`` when it is within the
+    bounds already (or when the QP fails: the limits are then kept downstream)."""
+    if np.all((unbounded >= lower) & (unbounded <= upper)):
+        return unbounded
+    H = J.T @ J + damping * np.eye(J.shape[1])
+    solution, _, flag, _ = daqp.solve(H, -J.T @ target, np.eye(J.shape[1]), np.asarray(upper, dtype=float),
+                                      np.asarray(lower, dtype=float), np.zeros(J.shape[1], dtype=np.intc))
+    return solution if flag == 1 else unbounded
 
 
 class Resolution(NamedTuple):
@@ -94,7 +110,7 @@ class EmbeddedMotionResolver:
     def base_section(self):
         return next(s for s in self.sections.values() if s.role == BASE)
 
-    def resolve(self, q, com_velocity, base_angular_velocity, twists=None, joint_rates=None):
+    def resolve(self, q, com_velocity, base_angular_velocity, twists=None, joint_rates=None, rate_bounds=None):
         """Whole-body velocity (:class:`Resolution`) meeting the CoM command, the base attitude and the tasks.
 
         Args:
@@ -103,8 +119,11 @@ class EmbeddedMotionResolver:
             twists: C-busy sections → end twist [v; ω], world-aligned at the end frame [m/s, rad/s] (6,);
                 missing means hold still (e.g. the other foot on the ground).
             joint_rates: J-busy sections → joint rates [rad/s] (n_i,).
+            rate_bounds: C-busy sections → (lowest, highest) rates of their joints this tick [rad/s] (the joints'
+                ranges): where eq. 19's rates would leave them, the section's rates are the least-squares ones within
+                them (its end then stops at the edge of its workspace instead of drifting along it).
         """
-        twists, joint_rates = twists or {}, joint_rates or {}
+        twists, joint_rates, rate_bounds = twists or {}, joint_rates or {}, rate_bounds or {}
         kinematics = self.kinematics.update(q)
         T = kinematics.T                                          # (nv, 6 + n_out)
         J_com = kinematics.com_jacobian()                         # (3, 6 + n_out)
@@ -139,9 +158,11 @@ class EmbeddedMotionResolver:
             columns = self.columns[name]
             if section.role == C_BUSY:
                 B_i, J_i = section_jacobian(name)
+                if len(section.axes) < 6:  # the end's other motions are left free
+                    B_i, J_i = B_i[list(section.axes)], J_i[list(section.axes)]
                 J_pinv = damped_pseudo_inverse(J_i)[:len(columns)]
-                twist = np.asarray(twists.get(name, np.zeros(6)), dtype=float)
-                cartesian[name] = (J_pinv, B_i, twist)
+                twist = np.asarray(twists.get(name, np.zeros(6)), dtype=float)[list(section.axes)]
+                cartesian[name] = (J_pinv, B_i, J_i, twist)
                 J_emb -= J_com[:, columns] @ J_pinv @ B_i @ K                # eqs. 15, 20
                 c_emb -= J_com[:, columns] @ J_pinv @ twist                 # eqs. 17, 20
             elif section.role == J_BUSY:
@@ -155,8 +176,11 @@ class EmbeddedMotionResolver:
         for name, section in self.sections.items():
             columns = self.columns[name]
             if section.role == C_BUSY:
-                J_pinv, B_i, twist = cartesian[name]
+                J_pinv, B_i, J_i, twist = cartesian[name]
                 nu[columns] = J_pinv @ (twist - B_i @ nu[:6])        # eq. 19 (Kim–Choi–Kim eq. 15)
+                if name in rate_bounds:
+                    nu[columns] = bounded_least_squares(J_i[:, :len(columns)], twist - B_i @ nu[:6], nu[columns],
+                                                        *rate_bounds[name])
             elif section.role == J_BUSY:
                 nu[columns] = joint_rates[name]
         return Resolution(nu, T @ nu)

@@ -32,15 +32,23 @@ class MomentumGains(NamedTuple):
     D: np.ndarray    # angular-momentum damping (3, 3) [1/s]
 
 
-def desired_com_wrench(mass, com, com_desired, R_base, R_desired, momentum, gains):
-    """w_d of eqs. 38–39 [N, N·m] at the CoM, world axes."""
+def desired_com_wrench(mass, com, com_desired, R_base, R_desired, momentum, gains, com_velocity_desired=None,
+                       com_acceleration_desired=None):
+    """w_d of eqs. 38–39 [N, N·m] at the CoM, world axes; tracking a moving reference c_d(t), the linear rows become
+    m (g e_z + c̈_d) − K_P (c − c_d) − K_D (p − m ċ_d) (eq. 39's spring and eq. 38's damping about the reference's
+    momentum, its acceleration fed forward)."""
     quaternion = pin.Quaternion(R_desired.T @ R_base)  # R_Δ
     delta, epsilon = quaternion.w, quaternion.vec()
     if delta < 0.0:  # the same rotation, on the short way round
         delta, epsilon = -delta, -epsilon
     tau_P = -2.0 * (delta * gains.K_R @ epsilon + np.cross(epsilon, gains.K_R @ epsilon))
     force = mass * GRAVITY * np.array([0.0, 0.0, 1.0]) - gains.K_P @ (np.asarray(com) - com_desired)
-    return np.concatenate([force - gains.K_D @ momentum[:3], R_desired @ tau_P - gains.D @ momentum[3:]])
+    linear = momentum[:3]
+    if com_velocity_desired is not None:
+        linear = linear - mass * np.asarray(com_velocity_desired)
+    if com_acceleration_desired is not None:
+        force = force + mass * np.asarray(com_acceleration_desired)
+    return np.concatenate([force - gains.K_D @ linear, R_desired @ tau_P - gains.D @ momentum[3:]])
 
 
 def contact_wrench_map(sole_placement, com):

@@ -12,6 +12,10 @@
     ~/jump (std_srvs/Trigger): viip mode stoops, lifts off, flies and absorbs the landing
 
 Modes (parameter ``mode``): kinematic (Choi–Kim), momentum (Garofalo et al.), viip (Sugihara–Nakamura).
+Balance first: the references are granted as far as the robot stays up (the core's limitations, reported by
+nodes/limitations.py: WARN while they last, counted, logged at a limited rate); a pose beyond the limb's reach is
+rejected (out_of_reach), any reference while no foot is in contact (no_contact); a jump or a mode change the robot
+cannot do now is refused with the reason.
 Inputs older than ``input_timeout`` → hold the last posture with zero velocity, say so, recover on return;
 so does the kinematic mode without a fresh zmp (its ZMP/CoM control, Choi–Kim eq. 24, feeds it back).
 balance/joint_command follows every estimate; balance/com, the markers and the desired wrenches, which only people
@@ -31,19 +35,32 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
-from humanoid_balance.control.balancer import MODES, Balancer, BalancerConfig, BalancerState, Foot
+from humanoid_balance.control.balancer import MODES, Balancer, BalancerConfig, BalancerState, Foot, Refused
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
+from humanoid_balance.control.limb_motion import OutOfReach
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (CHANGES_QOS, LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, LatestInput,
                                            autostarted, declare_robot, advertise, describe, run, subscribe, timer)
-from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, check_frame, contact_phase, finite,
-                                             point_message, read_limb_trajectory, unit_quaternion,
-                                             vector_values, wrench_message)
+from humanoid_balance.nodes.limitations import Limitations
+from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, RejectedMessage, check_frame,
+                                             contact_phase, finite, point_message, read_limb_trajectory,
+                                             unit_quaternion, vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 
 CONTACT_PHASES = ("state", "normal_force")
+GOVERNOR_PARAMETERS = {  # what the balance grants of the references (control/reference_governor.py, limb_motion.py);
+    # defaults: BalancerConfig's
+    "support_margin": "the CoM reference stays this far inside the support polygon's edges [m]",
+    "min_foot_load": "... and where each foot in contact carries at least this fraction of the weight",
+    "max_com_speed": "the CoM reference approaches a new target at most this fast [m/s]",
+    "max_com_acceleration": "... and accelerates at most this much, and ω² support_margin (its LIPM ZMP stays in the "
+                            "support) [m/s²]",
+    "max_limb_speed": "C-busy limb ends approach their target poses at most this fast [m/s]",
+    "max_limb_acceleration": "... accelerating at most this much [m/s²]",
+    "max_limb_angular_speed": "... turning at most this fast [rad/s]",
+}
 
 
 class CentroidalBalancerNode(LifecycleNode):
@@ -60,6 +77,9 @@ class CentroidalBalancerNode(LifecycleNode):
             "(kinematic, viip) [rad or m]", True))
         self.declare_parameter("limit_margin", 0.02, describe(
             "fraction of each actuator's stroke the velocity resolution keeps free (kinematic, viip)", True))
+        defaults = BalancerConfig()
+        for name, text in GOVERNOR_PARAMETERS.items():
+            self.declare_parameter(name, float(getattr(defaults, name)), describe(text, True))
         self.declare_parameter("world_frame", "odom", describe("frame of balance/com and the markers"))
         self.declare_parameter("display_rate", 30.0, describe("rate of balance/com, markers, desired wrenches [Hz]"))
         self.declare_parameter("contact_phases", "state", describe(
@@ -93,7 +113,8 @@ class CentroidalBalancerNode(LifecycleNode):
             self.config = BalancerConfig(mode=value("mode"), feet=tuple(feet),
                                          zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))),
                                          max_tracking_error=float(value("max_tracking_error")),
-                                         limit_margin=float(value("limit_margin")))
+                                         limit_margin=float(value("limit_margin")),
+                                         **{name: float(value(name)) for name in GOVERNOR_PARAMETERS})
             if value("contact_phases") not in CONTACT_PHASES:
                 raise ValueError(f"parameter 'contact_phases': '{value('contact_phases')}' is not one of "
                                  f"{', '.join(CONTACT_PHASES)}")
@@ -147,6 +168,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.wrench_publishers = [advertise(self, WrenchStamped, f"contact/{foot.name}/desired_wrench",
                                                                   RELIABLE_QOS) for foot in feet]
         self.diagnostics = Diagnostics(self, "balance")
+        self.limitations = Limitations(self.guard.log)
         timer(self, 1.0, self.publish_diagnostics)
         timer(self, 0.02, self.check_inputs)
         return TransitionCallbackReturn.SUCCESS
@@ -169,11 +191,12 @@ class CentroidalBalancerNode(LifecycleNode):
         gains = ZmpComGains(np.full(2, values.get("k_p", self.config.zmp_com.k_p[0])),
                             np.full(2, values.get("k_c", self.config.zmp_com.k_c[0])))
         mode = values.get("mode", self.config.mode)
-        if mode not in MODES:
-            return SetParametersResult(successful=False, reason=f"mode must be one of {MODES}, got '{mode}'")
         try:
+            self.core.check_mode_change(mode)
             self.core.check(self.last_q if self.last_q is not None else self.robot.reference_q, gains)
-        except GainError as error:
+        except (GainError, Refused, ValueError) as error:
+            if isinstance(error, Refused):
+                self.limitations.refused("mode", str(error))
             return SetParametersResult(successful=False, reason=str(error))
         self.config.zmp_com, self.config.mode = gains, mode
         self.input_timeout = self.zmp.timeout = values.get("input_timeout", self.input_timeout)
@@ -199,7 +222,9 @@ class CentroidalBalancerNode(LifecycleNode):
 
     def on_com_reference(self, message):
         check_frame(message.header, self.world_frame, "balance/com_reference")
-        self.com_reference = finite(vector_values(message.point), "balance/com_reference", "point")
+        point = finite(vector_values(message.point), "balance/com_reference", "point")
+        self.refuse_without_contact("balance/com_reference")
+        self.com_reference = point
 
     def on_contact_state(self, foot, message):
         """contact/<foot>/state: CONTACT or AERIAL set the foot's phase; UNKNOWN (a silent sensor) keeps it."""
@@ -209,8 +234,10 @@ class CentroidalBalancerNode(LifecycleNode):
 
     def on_trajectory(self, limb, message):
         now = self.get_clock().now().nanoseconds * 1e-9
-        self.trajectories[limb] = read_limb_trajectory(message, f"balance/{limb}/trajectory",
-                                                       self.robot_config.limb_joints[limb], now)
+        trajectory = read_limb_trajectory(message, f"balance/{limb}/trajectory", self.robot_config.limb_joints[limb],
+                                          now)
+        self.refuse_without_contact(f"balance/{limb}/trajectory")
+        self.trajectories[limb] = trajectory
 
     def on_wrench(self, foot, message):
         normal_force = finite([message.wrench.force.z], f"contact/{foot}/wrench", "force")[0]
@@ -222,15 +249,30 @@ class CentroidalBalancerNode(LifecycleNode):
 
     def on_pose(self, limb, message):
         topic = f"balance/{limb}/pose"
+        check_frame(message.header, self.world_frame, topic)
         position = finite(vector_values(message.pose.position), topic, "position")
         x, y, z, w = unit_quaternion(message.pose.orientation, topic)
+        try:
+            self.core.check_pose(limb, position)
+        except OutOfReach as error:
+            raise RejectedMessage("out_of_reach", f"{topic}: {error}") from None
+        self.refuse_without_contact(topic)
         self.poses[limb] = pin.SE3(pin.Quaternion(w, x, y, z).toRotationMatrix(), position)
 
+    def refuse_without_contact(self, topic):
+        """RejectedMessage('no_contact') while no foot is on the ground: nothing can be balanced towards then."""
+        if self.core.supported is False:
+            raise RejectedMessage("no_contact", f"{topic}: refused, no foot is in contact")
+
     def on_jump(self, request, response):
-        if self.core is None or self.config.mode != "viip":
-            response.success, response.message = False, "jumps need mode 'viip'"
-        else:
+        try:
+            if self.core is None:
+                raise Refused("not configured")
             self.core.jump()
+        except Refused as error:
+            self.limitations.refused("jump", str(error))
+            response.success, response.message = False, f"jump refused: {error}"
+        else:
             response.success, response.message = True, "jump requested: stoop, lift-off, aerial, touchdown"
         return response
 
@@ -250,23 +292,20 @@ class CentroidalBalancerNode(LifecycleNode):
         self.zmp_fresh = zmp is not None
         if self.com_reference is None:
             self.com_reference = self.core.kinematics.update(q).com.copy()
-        state = BalancerState(q, v, tuple(self.in_contact(f.name) for f in self.feet),
-                              zmp,
-                              self.com_reference, self.limb_rates(time), dict(self.poses))
+        state = BalancerState(q, v, tuple(self.in_contact(f.name) for f in self.feet), zmp, self.com_reference,
+                              self.trajectories, self.poses, time)
         if self.holding:
             self.core.hold(state)
             self.holding = False
         timing.lap()
         command = self.core.update(state, dt)
         self.status = command.status
+        self.limitations.update(command.limitations)
         self.wrenches = command.wrenches
         timing.lap()
         self.publish(message.header.stamp, command, self.display.due(time))
         timing.lap()
         self.rate.tick()
-
-    def limb_rates(self, time):
-        return {limb: trajectory.rates(time) for limb, trajectory in self.trajectories.items()}
 
     def check_inputs(self):
         """Stale inputs → hold the last posture with zero velocity (published once per tick here)."""
@@ -294,7 +333,7 @@ class CentroidalBalancerNode(LifecycleNode):
             return
         markers = MarkerArray()
         for index, (xyz, color) in enumerate(((command.com, ColorRGBA(r=0.9, g=0.2, b=0.2, a=1.0)),
-                                              (self.com_reference, ColorRGBA(r=0.2, g=0.2, b=0.9, a=0.6)))):
+                                              (command.com_reference, ColorRGBA(r=0.2, g=0.2, b=0.9, a=0.6)))):
             marker = Marker(ns="com", id=index, type=Marker.SPHERE, action=Marker.ADD, color=color,
                             scale=Vector3(x=0.04, y=0.04, z=0.04))
             marker.header.stamp, marker.header.frame_id = stamp, self.world_frame
@@ -303,6 +342,10 @@ class CentroidalBalancerNode(LifecycleNode):
             markers.markers.append(marker)
         self.marker_publisher.publish(markers)
 
+    def at_a_limit(self):
+        joints = self.status.get("joints at a limit", "none")
+        return f", at a limit: {joints}" if joints != "none" else ""
+
     def publish_diagnostics(self):
         values = {"update rate [Hz]": self.rate.hz, **self.status,
                   "ZMP margin [m]": self.core.zmp_margin(self.zmp.value)}
@@ -310,6 +353,7 @@ class CentroidalBalancerNode(LifecycleNode):
             values[f"{foot.name} desired normal force [N]"] = float(wrench[2])
             values[f"{foot.name} contact phase"] = {True: "contact", False: "aerial", None: "none received: assumed"}[
                 self.phases[foot.name]]
+        values.update(self.limitations.figures())
         values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.last_input_time is None:
@@ -325,16 +369,17 @@ class CentroidalBalancerNode(LifecycleNode):
                                      f"{self.core.restarts - self.reported_restarts} restarts from the measured "
                                      f"posture (a command beyond max_tracking_error {self.config.max_tracking_error})",
                                      values)
+        elif self.limitations.active():
+            self.diagnostics.publish("WARN", self.limitations.summary() + self.at_a_limit(), values)
         elif str(self.status.get("qp status", "solved")).startswith("fallback"):
             self.diagnostics.publish("WARN", f"wrench QP {self.status['qp status']}", values)
         elif str(self.status.get("joint limits", "")).startswith("not met"):
             self.diagnostics.publish("WARN", f"joint limits {self.status['joint limits']}: the command may leave "
                                      "them (clamped to the joints' limits, the mapper's to the strokes)", values)
         else:
-            at_a_limit = self.status.get("joints at a limit", "none")
-            self.diagnostics.publish("OK", f"balancing ({self.config.mode})" +
-                                     (f", at a limit: {at_a_limit}" if at_a_limit != "none" else ""), values)
+            self.diagnostics.publish("OK", f"balancing ({self.config.mode})" + self.at_a_limit(), values)
         self.reported_restarts = self.core.restarts
+        self.limitations.next_report()
 
 
 def main(args=None):

@@ -5,7 +5,6 @@ once, with their name lists, and refilled on every publish through preallocated 
 the message setters take as they are.
 """
 import array
-from typing import NamedTuple
 
 import numpy as np
 from builtin_interfaces.msg import Duration
@@ -15,10 +14,11 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
+from humanoid_balance.control.limb_motion import LimbTrajectory
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 
 __all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "imu_reading", "contact_phase",
-           "stamp_seconds", "JointStateReader", "LimbTrajectory", "read_limb_trajectory", "Float64Buffer",
+           "stamp_seconds", "JointStateReader", "read_limb_trajectory", "Float64Buffer",
            "JointStateWriter", "Float64ArrayWriter", "OdometryWriter", "WrenchWriter", "point_message",
            "wrench_message", "vector_values", "trajectory_message"]
 
@@ -87,22 +87,6 @@ def contact_phase(message, topic):
         return None
     raise RejectedMessage("unknown_phase", f"{topic}: {message.data} is not {CONTACT} (contact), {AERIAL} (aerial) "
                           f"or {UNKNOWN} (unknown)")
-
-
-class LimbTrajectory(NamedTuple):
-    """A validated trajectory_msgs/JointTrajectory of one limb: its start and its points' velocities in the limb's
-    joint order."""
-
-    start: float            # [s] on the stamps' clock; 0 in the message: when it arrived
-    times: np.ndarray       # time_from_start of each point, strictly increasing, ≥ 0 [s]
-    velocities: np.ndarray  # (points, joints) [rad/s, m/s]; zeros for points without velocities
-
-    def rates(self, time):
-        """The velocities of the point due at ``time`` [s] (the first before the start, the last after the end)."""
-        if not len(self.times):
-            return np.zeros(self.velocities.shape[1])
-        index = min(int(np.searchsorted(self.times, time - self.start)), len(self.times) - 1)
-        return self.velocities[index]
 
 
 def read_limb_trajectory(message, topic, joints, now):

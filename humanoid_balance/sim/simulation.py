@@ -4,17 +4,22 @@ The actuators are driven like ros2_control's forward_command_controller targets:
 through a stiff PD drive, ``velocity`` through a damping drive, ``effort`` directly — each as MuJoCo actuator
 gain and bias (force = gain·ctrl + bias₀ + bias₁·q + bias₂·q̇), integrated implicitly and force-limited. The
 ``impedance`` interface takes all three at once with each actuator's gains, as a torque-controlled robot's joint
-impedance does: force = K (q_d − q) + D (q̇_d − q̇) + τ_ff.
+impedance does: force = K (q_d − q) + D (q̇_d − q̇) + τ_ff. A :class:`~humanoid_balance.sim.perturbation.PlantPerturbation`
+makes the plant differ from the robot's files and its sensors lie (masses, centres of mass, noise, biases, a tilted
+IMU, late commands); the ground truth stays true.
 Units: SI; quaternions are (x, y, z, w).
 """
+from collections import deque
 from typing import NamedTuple
 
 import mujoco
 import numpy as np
+import pinocchio as pin
 
 from humanoid_balance.mapping.joint_impedance import COMMAND_FIELDS, IMPEDANCE_FIELDS
 from humanoid_balance.model import load_robot
 from humanoid_balance.sim.model import build_mujoco_model
+from humanoid_balance.sim.perturbation import NOMINAL, signs
 
 __all__ = ["Simulation", "GroundTruth", "INTERFACES"]
 
@@ -51,16 +56,20 @@ class Simulation:
         reference: joint name → starting value [rad or m], overriding the robot's reference configuration (e.g.
             bent knees for a serial robot, whose reference is its zero configuration).
         sole_rectangles, package_dirs: see :func:`build_mujoco_model`.
+        perturbation: how the plant differs from the files and its sensors lie (a PlantPerturbation).
     Attributes:
         warnings: collision geometry the plant dropped or added, one line each.
     """
 
     def __init__(self, urdf_path, loops_path=None, soles=(), force_torque_sensors=False,
                  timestep=0.0005, friction=1.0, stiffness=(2e5, 1e4), damping=(2e3, 100.0),
-                 reference=None, sole_rectangles=None, package_dirs=()):
+                 reference=None, sole_rectangles=None, package_dirs=(), perturbation=NOMINAL):
         robot = load_robot(urdf_path, loops_path)
         self.model, _, self.warnings = build_mujoco_model(robot, soles, friction, force_torque_sensors, timestep,
                                                           sole_rectangles=sole_rectangles, package_dirs=package_dirs)
+        self.perturbation = perturbation
+        self.rng = np.random.default_rng(perturbation.perturbation_seed)
+        self._perturb_model()
         self.data = mujoco.MjData(self.model)
         self.soles = tuple(soles)
         self.sole_bodies = [self.model.body(sole).id for sole in self.soles]
@@ -84,6 +93,7 @@ class Simulation:
         self._imu_sensors = tuple(self._sensor(name) for name in ("imu_orientation", "imu_gyro", "imu_accelerometer"))
         self._acceleration_sum, self._acceleration_steps = np.zeros(3), 0  # accelerometer since the last imu()
         self._foot_sensors = {}       # sole → (F/T frame, force and torque slices of sensordata)
+        self._perturb_sensors()
         self.reset()
 
     def reset(self, height=None):
@@ -98,7 +108,37 @@ class Simulation:
             height = self.data.qpos[2] - soles.min() + 1e-4
         self.data.qpos[2] = height
         mujoco.mj_forward(self.model, self.data)
-        self.set_command("position", self.data.qpos[self.actuator_qpos])
+        self.pending_commands.clear()
+        self._apply_command("position", self.data.qpos[self.actuator_qpos])
+
+    def _perturb_model(self):
+        """Each body's mass and inertia scaled by 1 ± mass_error, its CoM moved ± com_error per axis (see
+        PlantPerturbation)."""
+        perturbation, model = self.perturbation, self.model
+        bodies = np.flatnonzero(model.body_mass > 0.0)
+        if perturbation.mass_error:
+            factors = 1.0 + perturbation.mass_error * signs(self.rng, len(bodies))
+            model.body_mass[bodies] *= factors
+            model.body_inertia[bodies] *= factors[:, None]
+        if perturbation.com_error:
+            model.body_ipos[bodies] += perturbation.com_error * signs(self.rng, (len(bodies), 3))
+        if perturbation.mass_error or perturbation.com_error:
+            mujoco.mj_setConst(model, mujoco.MjData(model))  # subtree masses
+
+    def _perturb_sensors(self):
+        """The constant part of the sensors' lies: the encoders' and IMU's biases, the effort offsets, the IMU's
+        mounting tilt about a horizontal axis drawn once."""
+        perturbation, model = self.perturbation, self.model
+        self.position_bias = perturbation.position_bias * signs(self.rng, model.nq)     # by qpos address
+        self.gyro_bias = perturbation.gyro_bias * signs(self.rng, 3)
+        self.accelerometer_bias = perturbation.accelerometer_bias * signs(self.rng, 3)
+        limits = np.where(model.actuator_forcelimited, model.actuator_forcerange[:, 1], 0.0)
+        self.effort_scale = perturbation.effort_noise * limits
+        self.effort_offset = perturbation.effort_offset * limits * signs(self.rng, model.nu)
+        heading = self.rng.uniform(0.0, 2.0 * np.pi)
+        self.imu_tilt = pin.AngleAxis(perturbation.imu_tilt, np.array([np.cos(heading), np.sin(heading), 0.0]))
+        self.imu_tilt = self.imu_tilt.toRotationMatrix()  # the IMU's frame in the root link's
+        self.pending_commands = deque()  # commands not applied yet (command_delay)
 
     @classmethod
     def from_config(cls, config, **options):
@@ -125,7 +165,8 @@ class Simulation:
 
     def set_command(self, interface, values):
         """Targets for every actuator, in ``self.actuators`` order (``position`` | ``velocity`` | ``effort``), or
-        for ``impedance`` the (5, n) rows of IMPEDANCE_FIELDS (see :meth:`set_impedance_command`)."""
+        for ``impedance`` the (5, n) rows of IMPEDANCE_FIELDS (see :meth:`set_impedance_command`); applied
+        ``command_delay`` commands later."""
         if interface not in INTERFACES:
             raise ValueError(f"interface must be one of {INTERFACES}, got '{interface}'")
         if interface == "impedance":
@@ -135,7 +176,20 @@ class Simulation:
                                  f"{len(IMPEDANCE_FIELDS)} rows ({', '.join(IMPEDANCE_FIELDS)}) of {len(self.actuators)}")
             self.set_impedance_command(*values.reshape(len(IMPEDANCE_FIELDS), -1))
             return
-        values = self._per_actuator(values)
+        self._delayed(self._apply_command, interface, self._per_actuator(values))
+
+    def _delayed(self, apply, *arguments):
+        """Apply a command now, or the one ``command_delay`` commands before it."""
+        if not self.perturbation.command_delay:
+            apply(*arguments)
+            return
+        self.pending_commands.append((apply, tuple(np.array(a) if isinstance(a, np.ndarray) else a
+                                                   for a in arguments)))
+        while len(self.pending_commands) > self.perturbation.command_delay:
+            oldest, earlier = self.pending_commands.popleft()
+            oldest(*earlier)
+
+    def _apply_command(self, interface, values):
         if interface != self.interface:
             zero, one = np.zeros(len(self.actuators)), np.ones(len(self.actuators))
             gain, bias = {"position": (self.stiffness, [zero, -self.stiffness, -self.damping]),
@@ -148,9 +202,12 @@ class Simulation:
 
     def set_impedance_command(self, position, velocity, effort, stiffness, damping):
         """Joint impedance for every actuator: force = K (q_d − q) + D (q̇_d − q̇) + τ_ff, clipped to the force
-        limit; per actuator K [N/m, N·m/rad], D [N·s/m, N·m·s/rad], τ_ff [N, N·m]."""
-        position, velocity, effort, stiffness, damping = (self._per_actuator(values) for values in
-                                                          (position, velocity, effort, stiffness, damping))
+        limit; per actuator K [N/m, N·m/rad], D [N·s/m, N·m·s/rad], τ_ff [N, N·m]; applied ``command_delay``
+        commands later."""
+        self._delayed(self._apply_impedance, *(self._per_actuator(values) for values in
+                                               (position, velocity, effort, stiffness, damping)))
+
+    def _apply_impedance(self, position, velocity, effort, stiffness, damping):
         bias = self.model.actuator_biasprm
         self.model.actuator_gainprm[:, 0] = stiffness
         np.multiply(damping, velocity, out=bias[:, 0])
@@ -184,12 +241,22 @@ class Simulation:
 
     # -- sensors --------------------------------------------------------------------------------------
     def joint_states(self, names):
-        """Positions, velocities and efforts (actuator forces; 0 for passive joints) of the named joints."""
+        """Positions, velocities and efforts (actuator forces; 0 for passive joints) of the named joints, as the
+        encoders and the drives report them (with the perturbation's noise, biases and offsets)."""
         qpos, qvel, actuator = self._joint_indices(tuple(names))
         efforts = np.zeros(len(actuator))
         driven = actuator >= 0
         efforts[driven] = self.data.actuator_force[actuator[driven]]
-        return self.data.qpos[qpos], self.data.qvel[qvel], efforts
+        positions, velocities = self.data.qpos[qpos], self.data.qvel[qvel]
+        perturbation = self.perturbation
+        if perturbation == NOMINAL:
+            return positions, velocities, efforts
+        positions = positions + self.position_bias[qpos] + self.rng.normal(scale=perturbation.position_noise,
+                                                                           size=len(qpos))
+        velocities = velocities + self.rng.normal(scale=perturbation.velocity_noise, size=len(qvel))
+        efforts[driven] += self.effort_offset[actuator[driven]] + self.effort_scale[actuator[driven]] * \
+            self.rng.normal(size=int(driven.sum()))
+        return positions, velocities, efforts
 
     def _joint_indices(self, names):
         """qpos and qvel addresses and actuator index (−1: passive) of named joints, looked up once per list."""
@@ -219,7 +286,18 @@ class Simulation:
             self._acceleration_sum, self._acceleration_steps = np.zeros(3), 0
         else:
             acceleration = data[accelerometer].copy()
-        return _xyzw(data[orientation]), data[gyro].copy(), acceleration
+        quaternion, angular_velocity = _xyzw(data[orientation]), data[gyro].copy()
+        perturbation = self.perturbation
+        if perturbation == NOMINAL:
+            return quaternion, angular_velocity, acceleration
+        tilt = self.imu_tilt  # the IMU's frame: the root link's, turned by its mounting
+        x, y, z, w = quaternion
+        mounted = pin.Quaternion(pin.Quaternion(w, x, y, z).toRotationMatrix() @ tilt).coeffs()  # (x, y, z, w)
+        angular_velocity = tilt.T @ angular_velocity + self.gyro_bias + \
+            self.rng.normal(scale=perturbation.gyro_noise, size=3)
+        acceleration = tilt.T @ acceleration + self.accelerometer_bias + \
+            self.rng.normal(scale=perturbation.accelerometer_noise, size=3)
+        return np.array(mounted), angular_velocity, acceleration
 
     def foot_wrench(self, sole):
         """(frame, [f; τ]) of the force/torque sensor above ``sole``: the wrench the foot exerts on the ankle

@@ -1,0 +1,77 @@
+"""The CoM reference governor: whatever the wish, the granted reference stays in the support polygon shrunk by the
+margin and in the legs' height range, moves within its speed and acceleration bounds, and its ZMP — computed here
+from the LIPM (Choi–Kim eq. 23) with the reference's acceleration by finite differences of its positions — never
+leaves the support polygon; a reachable wish is reached."""
+import numpy as np
+import pytest
+
+from humanoid_balance.control.reference_governor import (APPROACHING, HEIGHT_OUT_OF_REACH, OUTSIDE_SUPPORT,
+                                                          ComGovernor)
+from humanoid_balance.model.support_polygon import SupportPolygon
+
+# two soles 0.22 × 0.11 m, 0.18 m apart (kangaroo_like's)
+SUPPORT = SupportPolygon.of_points([[-0.08, -0.145], [0.14, -0.145], [0.14, 0.145], [-0.08, 0.145]])
+HEIGHTS = (0.6, 0.85)       # [m]
+OMEGA = np.sqrt(9.81 / 0.8)
+DT = 0.002
+
+
+def run(governor, wish, seconds=4.0, support=SUPPORT):
+    positions, limitations = [], []
+    for _ in range(int(seconds / DT)):
+        granted = governor.update(wish, support, HEIGHTS, OMEGA, DT)
+        positions.append(granted.position)
+        limitations.append(granted.limitations)
+    return np.array(positions), limitations
+
+
+@pytest.mark.parametrize("wish", [(0.5, 0.0, 0.8), (0.0, 0.3, 0.8), (1e300, 0.0, 0.8), (-0.3, -0.4, 0.2),
+                                  (0.05, 0.05, 1e300)])
+def test_an_unreachable_wish_is_held_at_the_margin_and_approached_within_the_lipm_bound(wish):
+    margin = 0.02
+    governor = ComGovernor(margin, max_speed=0.1, max_acceleration=0.5)
+    governor.reset([0.02, 0.0, 0.8])
+    positions, limitations = run(governor, np.array(wish, dtype=float))
+    velocity = np.diff(positions, axis=0) / DT
+    acceleration = np.diff(velocity, axis=0) / DT
+    assert np.linalg.norm(velocity, axis=1).max() <= 0.1 + 1e-9
+    assert np.linalg.norm(acceleration, axis=1).max() <= min(0.5, OMEGA ** 2 * margin) + 1e-6
+    zmp = positions[1:-1, :2] - acceleration[:, :2] / OMEGA ** 2  # LIPM, Choi–Kim eq. 23
+    assert min(SUPPORT.depth(p) for p in zmp) >= -1e-9, "the reference's ZMP left the support polygon"
+    assert min(SUPPORT.depth(p) for p in positions) >= margin - 1e-6  # (a landing within a micrometre)
+    assert HEIGHTS[0] - 1e-6 <= positions[:, 2].min() and positions[:, 2].max() <= HEIGHTS[1] + 1e-6
+    # held where the projection is: the shrunk polygon's point nearest the wish (brute force over its boundary)
+    grid = np.stack(np.meshgrid(np.linspace(-0.06, 0.12, 721), np.linspace(-0.125, 0.125, 1001)), axis=-1)
+    grid = grid.reshape(-1, 2)
+    far = np.array(wish[:2], dtype=float)
+    far *= min(1.0, 10.0 / np.hypot(*far))  # 1e300 m away: the same direction, 10 m away
+    expected = grid[np.argmin(np.linalg.norm(grid - far, axis=1))]
+    np.testing.assert_allclose(positions[-1, :2], expected, atol=5e-4)
+    reasons = {limitation.reason for limitation in limitations[-1]}
+    assert OUTSIDE_SUPPORT in reasons or HEIGHT_OUT_OF_REACH in reasons
+    assert APPROACHING not in reasons  # arrived
+
+
+def test_a_reachable_wish_is_reached_smoothly_and_then_granted_as_asked():
+    governor = ComGovernor(0.02, max_speed=0.1, max_acceleration=0.5)
+    governor.reset([0.02, 0.0, 0.8])
+    wish = np.array([0.02, 0.095, 0.78])  # 3 cm inside the margin (y ≤ 0.145 − 0.02), 2 cm lower
+    positions, limitations = run(governor, wish, seconds=2.0)
+    np.testing.assert_allclose(positions[-1], wish, atol=1e-9)
+    assert limitations[-1] == ()
+    assert APPROACHING in {limitation.reason for limitation in limitations[10]}
+    assert np.linalg.norm(positions[1] - positions[0]) < 1e-5  # it starts at rest
+
+
+def test_without_contact_the_horizontal_reference_is_held():
+    governor = ComGovernor()
+    governor.reset([0.02, 0.0, 0.8])
+    positions, limitations = run(governor, np.array([0.1, 0.1, 0.8]), seconds=0.5, support=None)
+    np.testing.assert_allclose(positions[:, :2], np.tile([0.02, 0.0], (len(positions), 1)))
+
+
+def test_margins_and_bounds_are_validated_with_their_names():
+    with pytest.raises(ValueError, match="support_margin"):
+        ComGovernor(-0.01)
+    with pytest.raises(ValueError, match="max_com_speed"):
+        ComGovernor(0.02, 0.0, 1.0)
