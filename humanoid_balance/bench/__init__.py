@@ -31,6 +31,7 @@ EXPERIMENTS = {  # name → module, in the issue's order
     "cores": "cores",
     "nodes_push": "push_through_nodes",
     "soak": "soak",
+    "robustness": "robustness",
 }
 
 

@@ -37,8 +37,24 @@ from humanoid_balance.nodes.messages import (JointStateWriter, OdometryWriter, R
                                              point_message, vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 from humanoid_balance.mapping import COMMAND_FIELDS
-from humanoid_balance.sim import INTERFACES, Simulation
+from humanoid_balance.sim import INTERFACES, PlantPerturbation, Simulation
 
+
+PERTURBATION_PARAMETERS = {  # how the plant differs from the robot's files and its sensors lie (sim/perturbation.py)
+    "mass_error": "each body's mass and inertia scaled by 1 ± this fraction, the sign drawn per body",
+    "com_error": "each body's CoM moved ± this along each axis [m]",
+    "position_noise": "encoder noise std [m or rad]",
+    "position_bias": "encoder bias, ± per joint [m or rad]",
+    "velocity_noise": "joint velocity noise std [m/s or rad/s]",
+    "gyro_noise": "gyro noise std [rad/s]", "gyro_bias": "gyro bias, ± per axis [rad/s]",
+    "accelerometer_noise": "accelerometer noise std [m/s²]",
+    "accelerometer_bias": "accelerometer bias, ± per axis [m/s²]",
+    "imu_tilt": "the IMU mounted this much off its frame [rad]",
+    "effort_noise": "effort noise std, a fraction of each actuator's limit",
+    "effort_offset": "effort offset, ± a fraction of each actuator's limit",
+    "command_delay": "actuator_commands applied this many commands late",
+    "perturbation_seed": "seeds the perturbation's random draws (the same seed, the same plant)",
+}
 
 
 class MujocoSimNode(Node):
@@ -62,8 +78,9 @@ class MujocoSimNode(Node):
         self.interface = self.declare_parameter("command_interface", "position",
                                                 describe(f"actuator_commands field: {' | '.join(INTERFACES)}",
                                                          True)).value
-        self.noise = self.declare_parameter("position_noise", 0.0, describe("encoder noise std [m or rad]")).value
-        self.bias = self.declare_parameter("position_bias", 0.0, describe("encoder bias [m or rad]")).value
+        perturbation = PlantPerturbation(**{name: type(default)(self.declare_parameter(
+            name, default, describe(PERTURBATION_PARAMETERS[name], True)).value)
+            for name, default in PlantPerturbation()._asdict().items()})
         self.push_duration = self.declare_parameter("push_duration", 0.1, describe("sim/push duration [s]")).value
         self.ground_truth = DisplayRate(self.declare_parameter(
             "ground_truth_rate", 100.0, describe("rate of the sim/ ground truth [Hz of simulated time]; ≤ 0: every "
@@ -74,7 +91,7 @@ class MujocoSimNode(Node):
         package_dirs = self.declare_parameter("package_dirs", Parameter.Type.STRING_ARRAY, describe(
             "where package:// meshes are looked up before ROS_PACKAGE_PATH", True)).value or []
         self.sim = Simulation.from_config(config, force_torque_sensors=ft, timestep=timestep,
-                                          package_dirs=package_dirs)
+                                          package_dirs=package_dirs, perturbation=perturbation)
         for warning in self.sim.warnings:
             self.get_logger().warning(warning)
         spec = load_loop_closures(config.loops) if config.loops else None
@@ -82,7 +99,6 @@ class MujocoSimNode(Node):
         self.joint_names = list(self.sim.actuators) + ([n for n in spec.measured_passive if n not in self.sim.actuators]
                                                        if spec else [])
         self.soles = soles
-        self.rng = np.random.default_rng(0)
         self.guard = InputGuard(self, "actuator_commands", "command_timeout")  # ERROR when commands stop
         self.rate = RateMeter()
         self.timing = CallbackTiming(("step", "sensors", "ground truth"))  # one plant tick
@@ -168,10 +184,7 @@ class MujocoSimNode(Node):
         w.x, w.y, w.z = (float(value) for value in gyro)
         a.x, a.y, a.z = (float(value) for value in accelerometer)
         self.imu_publisher.publish(imu)
-        position, velocity, effort = self.sim.joint_states(self.joint_names)
-        if self.noise:
-            position = position + self.rng.normal(scale=self.noise, size=len(position))
-        self.joint_publisher.publish(self.joints.fill(stamp, position + self.bias, velocity, effort))
+        self.joint_publisher.publish(self.joints.fill(stamp, *self.sim.joint_states(self.joint_names)))
         for publisher, writer, sole in zip(self.wrench_publishers, self.wrenches, self.soles):
             frame, wrench = self.sim.foot_wrench(sole)
             writer.message.header.frame_id = frame
