@@ -1,5 +1,6 @@
 """What every humanoid_balance node shares: QoS, guarded callbacks that reject bad input (count, rate-limited log,
 keep the last good state), /diagnostics and the console entry point with its executor."""
+import collections
 import gc
 import math
 import sys
@@ -24,7 +25,7 @@ from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 from humanoid_balance.resources import robot_config_file
 
 __all__ = ["SENSOR_QOS", "LATEST_QOS", "CHANGES_QOS", "RELIABLE_QOS", "LEVELS", "LEVEL_NAMES", "EXECUTORS",
-           "ThrottledLog", "InputGuard", "LatestInput", "Diagnostics", "describe", "declare_robot", "subscribe",
+           "ThrottledLog", "InputGuard", "LatestInput", "StampedInput", "Diagnostics", "describe", "declare_robot", "subscribe",
            "advertise", "timer", "autostarted", "run", "USER_MISTAKES"]
 
 SENSOR_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
@@ -306,6 +307,31 @@ class LatestInput:
         if self.value is None or (self.node.get_clock().now().nanoseconds - self.arrival) * 1e-9 > self.timeout:
             return None
         return self.value
+
+
+class StampedInput(LatestInput):
+    """The last few values an input gave, with their stamps [s]: :meth:`at` hands back the newest one not stamped after
+    a given time — the sample of the tick another topic's message belongs to, where the next tick's may already have
+    arrived (a plant in lockstep steps as soon as the command is out, before every node has handled the tick) — or,
+    without one, the oldest kept; None when the newest is older than ``timeout`` (as :meth:`fresh`)."""
+
+    __slots__ = ("samples",)
+
+    def __init__(self, node, timeout, depth=8):
+        super().__init__(node, timeout)
+        self.samples = collections.deque(maxlen=depth)  # (stamp [s], value), oldest first
+
+    def set_stamped(self, stamp, value):
+        self.samples.append((stamp, value))
+        self.set(value)
+
+    def at(self, stamp):
+        if self.fresh() is None:
+            return None
+        for sample_stamp, value in reversed(self.samples):
+            if sample_stamp <= stamp:
+                return value
+        return self.samples[0][1]
 
 
 def _call_guarded(guard, where, callback, *message, counted=True):

@@ -32,7 +32,7 @@ from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
-                                           LatestInput, declare_robot, advertise, describe, run, subscribe, timer)
+                                           LatestInput, StampedInput, declare_robot, advertise, describe, run, subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, check_frame, finite,
                                              imu_reading, point_message, unit_quaternion, vector_values)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
@@ -95,7 +95,7 @@ class ContactEstimatorNode(Node):
 
         subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, LATEST_QOS)
         subscribe(self, Odometry, "odom", self.on_odom, LATEST_QOS)
-        self.acceleration = LatestInput(self, self.imu_timeout)  # the imu's linear_acceleration [m/s²]
+        self.acceleration = StampedInput(self, self.imu_timeout)  # the imu's linear_acceleration [m/s²]
         if mode == ACTUATOR_FORCES:
             subscribe(self, Imu, "imu", self.on_imu, SENSOR_QOS)
         if mode == FT_SENSORS:
@@ -126,8 +126,8 @@ class ContactEstimatorNode(Node):
         self.odom_received = True
 
     def on_imu(self, message):
-        self.guard.check_stamp("imu", message.header.stamp)
-        self.acceleration.set(imu_reading(message)[2])
+        stamp = self.guard.check_stamp("imu", message.header.stamp)
+        self.acceleration.set_stamped(stamp, imu_reading(message)[2])
 
     def on_wrench(self, foot, message):
         topic = f"{foot}/wrench"
@@ -151,7 +151,7 @@ class ContactEstimatorNode(Node):
         timing.lap()
         if self.mode == ACTUATOR_FORCES:
             result = self.core.update(q, actuator_efforts=efforts[self.actuated], time=time,
-                                      specific_force=self.acceleration.fresh())
+                                      specific_force=self.acceleration.at(time))  # the imu of the same tick
         else:
             result = self.core.update(q, sensor_wrenches=[self.sensor[foot].fresh() for foot in self.feet],
                                       time=time)
