@@ -72,7 +72,8 @@ def recorded_inputs(samples, robot=ROBOT):
         core = getattr(owner, method)
 
         def recording(*arguments, core=core, calls=inputs[name], **keywords):
-            calls.append((copy.deepcopy(arguments), copy.deepcopy(keywords)))
+            kept = {id(loop.trajectories): loop.trajectories}  # the trajectories stay the same objects, as in a node:
+            calls.append((copy.deepcopy(arguments, dict(kept)), copy.deepcopy(keywords, dict(kept))))  # not new ones
             return core(*arguments, **keywords)
         setattr(owner, method, recording)
     times = np.arange(samples + WARM_UP_TICKS) * loop.period

@@ -37,7 +37,8 @@ CASES = {
     "(d) all at once": PlantPerturbation(mass_error=0.2, com_error=0.02, **SENSORS, command_delay=2, perturbation_seed=6),
 }
 SMOKE = ("momentum", "(d) all at once", 1)  # CI: one mode, all of it at once, the first push
-PUSH_TIME, PUSH_DURATION, OBSERVED = 0.5, 0.1, 3.0  # a single push for the largest impulse: settle, push, watch [s]
+PUSH_TIME, PUSH_DURATION, OBSERVED = 1.0, 0.1, 3.0  # a single push for the largest impulse: settle (a perturbed
+                                                    # plant settles longer), push, watch [s]
 NOTE = ("11: kangaroo_like in the short demo scenario (lateral pushes of 0.11 m/s, 6 N·s, at 1 s and 4.5 s; the "
         "arms' dance between) in the closed loop at 500 Hz, its plant perturbed and seeded: (a) each body's mass ±10 % "
         "(±20 %), inertia with it, and its CoM ±1 cm (±2 cm) per axis, each sign drawn; (b) encoders: noise 0.2 mrad "

@@ -57,6 +57,7 @@ HEIGHT_CAP_RELAXATION = 0.02  # [m/s] how fast a CoM height the limits capped is
 RISE_TOLERANCE = 1e-4         # [m/s] a rise the limits take less than this from is not capped
 LOWEST_LEG_FRACTION = 0.5     # the hips are never asked below this fraction of the legs' length above the soles
 SUPPORT_MOVED = 1e-3          # [m] soles that moved less than this keep their support polygon
+MOMENTUM_MAP_TICKS = 5        # the limbs' preview takes the centroidal momentum matrix of up to this many updates ago
 
 COMMAND_INTERFACES = {"kinematic": "position", "momentum": "impedance", "viip": "position"}
 """The actuator command interface each mode is made for: position targets for the kinematic modes, the joint
@@ -173,6 +174,7 @@ class Balancer:
         self.clock = TrajectoryClock({s.name: [robot.output_names.index(j) for j in s.joints] for s in busy},
                                      {s.name: robot.velocity_limits(s.joints) for s in busy})
         self.followed = {}       # J-busy limb → the trajectory its clock follows
+        self.momentum_map, self.momentum_map_age = None, 0  # A T for the limbs' preview, and the updates since
         self.leg_reach = float(np.mean([limb_reach(robot, f.joints, f.sole)[1] for f in feet]))
         self.hip_ids = [robot.model.getJointId(f.joints[0]) for f in feet]
         self.height_range = None  # static (low, high) CoM height range above the ground the legs reach [m]
@@ -491,9 +493,12 @@ class Balancer:
                 clock.follow(limb, trajectory, state.time)
         bound, depth = 1.0, None
         if clock.moving:
-            A = pin.computeCentroidalMap(self.model, self.centroidal.data, state.q)  # (6, nv)
+            if self.momentum_map is None or self.momentum_map_age >= MOMENTUM_MAP_TICKS:  # changes slowly: a preview
+                A = pin.computeCentroidalMap(self.model, self.centroidal.data, state.q)  # (6, nv)
+                self.momentum_map, self.momentum_map_age = A @ self.kinematics.T, 0  # in output coordinates
+            self.momentum_map_age += 1
             polygon = None if support is None else support.limbs
-            bound = clock.bound(A @ self.kinematics.T, self.mass, self.kinematics.com[2] - self.ground, zmp_reference,
+            bound = clock.bound(self.momentum_map, self.mass, self.kinematics.com[2] - self.ground, zmp_reference,
                                 polygon)
             if polygon is not None and state.zmp is not None:
                 depth = polygon.depth(state.zmp)

@@ -66,12 +66,27 @@ class LimbTrajectory(NamedTuple):
 
     def rates(self, tau):
         """Joint rates at trajectory times ``tau`` [s from its start] (scalar → (n,), array (k,) → (k, n))."""
-        points = np.atleast_1d(np.asarray(tau, dtype=float))
-        if not len(self.times):
-            rates = np.zeros((len(points), self.velocities.shape[1]))
-        else:
-            rates = np.column_stack([np.interp(points, self.times, column, right=0.0) for column in self.velocities.T])
-        return rates[0] if np.ndim(tau) == 0 else rates
+        times, velocities = self.times, self.velocities
+        if np.ndim(tau) == 0:  # the control tick's: no arrays of one
+            if not len(times) or tau > times[-1]:
+                return np.zeros(velocities.shape[1])
+            k = int(np.searchsorted(times, tau, side="right"))
+            if k == 0:
+                return velocities[0].copy()
+            if k == len(times):
+                return velocities[-1].copy()
+            weight = (tau - times[k - 1]) / (times[k] - times[k - 1])
+            return velocities[k - 1] + weight * (velocities[k] - velocities[k - 1])
+        points = np.asarray(tau, dtype=float)
+        if not len(times):
+            return np.zeros((len(points), velocities.shape[1]))
+        after = np.clip(np.searchsorted(times, points, side="right"), 0, len(times) - 1)
+        before = np.maximum(after - 1, 0)
+        span = times[after] - times[before]
+        weight = np.where(span > 0.0, (points - times[before]) / np.where(span > 0.0, span, 1.0), 0.0)
+        rates = velocities[before] + np.clip(weight, 0.0, 1.0)[:, None] * (velocities[after] - velocities[before])
+        rates[points > times[-1]] = 0.0
+        return rates
 
     def slopes(self):
         """Each segment's joint accelerations, (points − 1, n) [rad/s², m/s²]."""
@@ -81,7 +96,8 @@ class LimbTrajectory(NamedTuple):
         """The largest |rate| of each joint over trajectory times [start, end] (n,): at a point or an end."""
         inside = self.velocities[np.searchsorted(self.times, start, side="right"):
                                  np.searchsorted(self.times, end, side="left")]
-        return np.abs(np.vstack([inside, self.rates(np.array([start, end]))])).max(axis=0)
+        ends = np.maximum(np.abs(self.rates(start)), np.abs(self.rates(end)))
+        return np.maximum(np.abs(inside).max(axis=0), ends) if len(inside) else ends
 
     def active(self, tau):
         """Whether the trajectory is not over at ``tau``."""

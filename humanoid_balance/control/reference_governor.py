@@ -98,14 +98,16 @@ class ComGovernor:
         if self.position is None:
             raise RuntimeError("ComGovernor.update before reset")
         target, limitations = self.target(wish, support, height_range)
-        bound = self.acceleration_bound(omega)
         acceleration = np.zeros(3)
+        error = target - self.position
+        distance = math.sqrt(error @ error)
+        if distance == 0.0 and not self.velocity.any():  # at rest on its target: nothing to move
+            return GrantedCom(self.position.copy(), self.velocity.copy(), acceleration, target, tuple(limitations))
         if dt > 0.0:
-            error = target - self.position
-            desired = error * (braking_speed(float(np.linalg.norm(error)), bound, dt, self.max_speed)
-                               / max(float(np.linalg.norm(error)), 1e-300))
+            bound = self.acceleration_bound(omega)
+            desired = error * (braking_speed(distance, bound, dt, self.max_speed) / max(distance, 1e-300))
             acceleration = (desired - self.velocity) / dt
-            norm = float(np.linalg.norm(acceleration))
+            norm = math.sqrt(acceleration @ acceleration)
             if norm > bound:
                 acceleration *= bound / norm
             self.velocity = self.velocity + dt * acceleration
