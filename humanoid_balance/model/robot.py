@@ -136,7 +136,22 @@ def _build_pinocchio_model(urdf_path, floating_base):
                                  f"has {joint.nq} configuration variables ({joint.shortname()}); only 1-DOF "
                                  "revolute and prismatic joints are supported (write continuous joints as "
                                  "revolute with limits)")
+    _give_massless_chains_a_speck(model)
     return model, [model.names[j] for j in range(first, model.njoints)]
+
+
+SPECK_MASS = 1e-5  # of a moving link the URDF gives no <inertial> (a finger's), here and in the plant [kg]
+
+
+def _give_massless_chains_a_speck(model):
+    """A joint that moves no mass at all (a chain of links without <inertial>) carries a speck (SPECK_MASS, inertia
+    SPECK_MASS × 1e-4 kg·m²) so that the joint-space inertia matrix stays invertible, as MuJoCo bounds the plant's."""
+    carried = np.array([inertia.mass for inertia in model.inertias])
+    for joint in range(model.njoints - 1, 0, -1):
+        carried[model.parents[joint]] += carried[joint]
+    for joint in range(1, model.njoints):
+        if carried[joint] <= 0.0:
+            model.inertias[joint] = pin.Inertia(SPECK_MASS, np.zeros(3), SPECK_MASS * 1e-4 * np.eye(3))
 
 
 def _check_names(spec, model, joint_names):

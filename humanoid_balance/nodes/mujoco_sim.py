@@ -94,6 +94,8 @@ class MujocoSimNode(Node):
                                           package_dirs=package_dirs, perturbation=perturbation)
         for warning in self.sim.warnings:
             self.get_logger().warning(warning)
+        for notice in self.sim.notices:
+            self.get_logger().info(notice)
         spec = load_loop_closures(config.loops) if config.loops else None
         self.command_length = len(self.sim.actuators) * len(COMMAND_FIELDS[self.interface])
         self.joint_names = list(self.sim.actuators) + ([n for n in spec.measured_passive if n not in self.sim.actuators]

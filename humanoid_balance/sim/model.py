@@ -1,11 +1,13 @@
 """MuJoCo model of a robot built from the same URDF + loop-closure YAML the controllers use.
 
 - the URDF spanning tree through MuJoCo's importer (fixed links kept as bodies);
-- collision geometry as in the URDF: primitives, and meshes MuJoCo reads (STL, OBJ, MSH; collided as their
-  convex hulls) with ``package://`` resolved through ``package_dirs`` and ``ROS_PACKAGE_PATH``; a collision
-  mesh that cannot be used is dropped with a warning naming it (``MujocoRobot.warnings``), and a sole left
-  without geometry gets the box of its sole rectangle; primitive visuals become contact-free geoms so that
-  renderings show the robot's shape (visual meshes are left out);
+- collision geometry as in the URDF: primitives, and meshes (collided as their convex hulls) in any format
+  (:mod:`humanoid_balance.model.meshes`: COLLADA, PLY and others converted once to STL by trimesh, cached) with
+  ``package://`` resolved through ``package_dirs`` and ``ROS_PACKAGE_PATH``; a foot without collision geometry
+  collides where it is drawn (its visual geometry; ``MujocoRobot.notices``); a collision mesh that cannot be
+  found or read is dropped with a warning naming it (``MujocoRobot.warnings``), and a sole left without geometry
+  gets the box of its sole rectangle; primitive visuals become contact-free geoms so that renderings show the
+  robot's shape (visual meshes are left out);
 - the robot touches the floor only (no self-collision: the suite balances, it does not plan around its own
   links); a free joint on the root link, a floor plane, friction on every contact;
 - each loop closure as an equality constraint between frame_a and frame_b: ``weld`` when the loop constrains a
@@ -22,11 +24,13 @@
 Units: SI.
 """
 import xml.etree.ElementTree as ElementTree
+from pathlib import Path
 from typing import NamedTuple
 
 import mujoco
 
-from humanoid_balance.resources import find_file
+from humanoid_balance.model.meshes import resolve_meshes, rigid_body_links
+from humanoid_balance.model.robot import SPECK_MASS
 
 __all__ = ["build_mujoco_model", "MujocoRobot", "IMU_SITE"]
 
@@ -34,6 +38,7 @@ IMU_SITE = "imu"
 VISUAL_PREFIX = "visual_"
 MESH_FORMATS = (".stl", ".obj", ".msh")
 SOLE_BOX_THICKNESS = 0.01  # [m]
+UNLIMITED_EFFORT = 1e4  # a drive's force limit where the URDF gives none [N, N·m]
 ROBOT_CONTYPE, FLOOR_CONTYPE = 2, 1  # the robot collides with the floor, never with itself
 
 
@@ -41,43 +46,40 @@ class MujocoRobot(NamedTuple):
     model: mujoco.MjModel
     spec: mujoco.MjSpec
     warnings: list           # geometry dropped or added, one line each
+    notices: list            # geometry read otherwise than the URDF's collision elements say, one line each
 
 
-def _urdf_for_mujoco(urdf_path, package_dirs):
-    """URDF text for MuJoCo's importer and the warnings: usable collision meshes with absolute paths, the others
-    dropped (each named), each primitive visual turned into a collision element ``visual_<k>`` (made
-    contact-free below), visual meshes left out."""
-    tree = ElementTree.parse(urdf_path)
-    robot = tree.getroot()
-    warnings = []
+def _urdf_for_mujoco(robot, soles, package_dirs):
+    """URDF text for MuJoCo's importer, the warnings and the notices (:mod:`humanoid_balance.model.meshes`):
+    collision meshes resolved and, in a format MuJoCo does not read, converted (cached); the feet of ``soles``
+    without collision geometry collide where they are drawn; meshes that cannot be used dropped (each named);
+    each primitive visual turned into a collision element ``visual_<k>`` (made contact-free below), visual meshes
+    left out."""
+    tree = ElementTree.parse(robot.urdf_path)
+    root = tree.getroot()
+    feet = [rigid_body_links(robot.model, sole) for sole in soles if robot.model.existFrame(sole)]
+    report = resolve_meshes(root, robot.urdf_path, package_dirs, MESH_FORMATS, feet, kinds=("collision",))
+    warnings = [f"link '{link}': {kind} mesh {filename} dropped: {reason}"
+                for link, kind, filename, reason in report.dropped]
+    notices = [f"link '{link}': no collision geometry; its foot collides where it is drawn (its visual geometry)"
+               for link in report.from_visual]
+    suffixes = sorted({Path(original).suffix for _, original, _ in report.converted})
+    if report.converted:
+        notices.append(f"{len(report.converted)} collision meshes in {', '.join(suffixes)} read as STL converted by "
+                       f"trimesh, cached in {Path(report.converted[0][2]).parent}")
     counter = iter(range(1 << 30))
-    for link in robot.iter("link"):
-        for element in list(link):
-            if element.tag not in ("visual", "collision"):
-                continue
-            mesh = element.find("geometry/mesh")
-            if element.tag == "visual":
-                link.remove(element)
-                if mesh is None:
-                    element.tag = "collision"
-                    element.set("name", f"{VISUAL_PREFIX}{next(counter)}")
-                    link.append(element)
-                continue
-            if mesh is None:
-                continue
-            filename = mesh.get("filename", "")
-            path = find_file(filename, urdf_path, package_dirs)
-            if path is None or path.suffix.lower() not in MESH_FORMATS:
-                link.remove(element)
-                reason = ("not found (set ROS_PACKAGE_PATH or package_dirs)" if path is None
-                          else f"{path.suffix} is not a format MuJoCo reads ({', '.join(MESH_FORMATS)})")
-                warnings.append(f"link '{link.get('name')}': collision mesh {filename} dropped: {reason}")
-            else:
-                mesh.set("filename", str(path))
-    compiler = ElementTree.fromstring('<mujoco><compiler fusestatic="false" discardvisual="false" '
-                                      'balanceinertia="true"/></mujoco>')
-    robot.insert(0, compiler)
-    return ElementTree.tostring(robot, encoding="unicode"), warnings
+    for link in root.iter("link"):
+        for element in link.findall("visual"):
+            link.remove(element)
+            if element.find("geometry/mesh") is None:
+                element.tag = "collision"
+                element.set("name", f"{VISUAL_PREFIX}{next(counter)}")
+                link.append(element)
+    compiler = ElementTree.fromstring(  # a link without <inertial> (a finger's) moves as a speck, not as nothing
+        f'<mujoco><compiler fusestatic="false" discardvisual="false" balanceinertia="true" boundmass="{SPECK_MASS}" '
+        f'boundinertia="{SPECK_MASS * 1e-4}"/></mujoco>')
+    root.insert(0, compiler)
+    return ElementTree.tostring(root, encoding="unicode"), warnings, notices
 
 
 SLIDER_MASS = 1e-3  # the body that lets a loop's unconstrained translation slide [kg]
@@ -99,7 +101,7 @@ def build_mujoco_model(robot, soles=(), friction=1.0, force_torque_sensors=False
                        timestep=0.0005, equality_solimp=(0.999, 0.9999, 0.001, 0.5, 2.0), sole_rectangles=None,
                        package_dirs=()):
     """Compile the MjModel of ``robot`` (a RobotModel: its URDF, loops and actuated joints); returns a
-    :class:`MujocoRobot` (model, spec, warnings).
+    :class:`MujocoRobot` (model, spec, warnings, notices).
 
     Args:
         soles: sole frames (URDF links) whose collision geometry touches the floor; F/T sensors go there.
@@ -114,7 +116,7 @@ def build_mujoco_model(robot, soles=(), friction=1.0, force_torque_sensors=False
             (at 1 ms a pushed robot in free fall shakes its tie rods loose).
     """
     urdf_path = robot.urdf_path
-    text, warnings = _urdf_for_mujoco(urdf_path, package_dirs)
+    text, warnings, notices = _urdf_for_mujoco(robot, soles, package_dirs)
     spec = mujoco.MjSpec.from_string(text)
     bodies = {body.name for body in spec.bodies}
     for sole in soles:
@@ -152,12 +154,18 @@ def build_mujoco_model(robot, soles=(), friction=1.0, force_torque_sensors=False
             spec.add_equality(name=loop.name, objtype=mujoco.mjtObj.mjOBJ_BODY, name1=loop.frame_a, name2=loop.frame_b,
                               type=mujoco.mjtEq.mjEQ_WELD if weld else mujoco.mjtEq.mjEQ_CONNECT,
                               solref=[2.0 * timestep, 1.0], solimp=list(equality_solimp), data=data)
+    unlimited = []
     for name in robot.actuated_names:  # the order of the suite's actuator_commands (MuJoCo's joint order may differ)
         joint = spec.joint(name)
-        limit = joint.actfrcrange[1] if joint.actfrclimited else 1e4
+        limit = joint.actfrcrange[1] if joint.actfrclimited else UNLIMITED_EFFORT
+        if limit <= 0.0:  # effort="0": no limit given
+            unlimited.append(name)
+            limit, joint.actfrclimited = UNLIMITED_EFFORT, False
         spec.add_actuator(name=name, target=name, trntype=mujoco.mjtTrn.mjTRN_JOINT, biastype=mujoco.mjtBias.mjBIAS_AFFINE,
                           forcelimited=True,
                           forcerange=[-limit, limit], ctrllimited=False)
+    if unlimited:
+        notices.append(f"joints {', '.join(unlimited)}: effort limit 0 in the URDF, driven without a limit")
     spec.add_sensor(name="imu_orientation", type=mujoco.mjtSensor.mjSENS_FRAMEQUAT, objtype=mujoco.mjtObj.mjOBJ_SITE,
                     objname=IMU_SITE)
     spec.add_sensor(name="imu_gyro", type=mujoco.mjtSensor.mjSENS_GYRO, objtype=mujoco.mjtObj.mjOBJ_SITE,
@@ -170,7 +178,7 @@ def build_mujoco_model(robot, soles=(), friction=1.0, force_torque_sensors=False
             for kind, sensor in (("force", mujoco.mjtSensor.mjSENS_FORCE), ("torque", mujoco.mjtSensor.mjSENS_TORQUE)):
                 spec.add_sensor(name=f"{sole}_{kind}", type=sensor, objtype=mujoco.mjtObj.mjOBJ_SITE,
                                 objname=f"{sole}_ft")
-    return MujocoRobot(spec.compile(), spec, warnings)
+    return MujocoRobot(spec.compile(), spec, warnings, notices)
 
 
 def _add_missing_sole_boxes(spec, soles, rectangles, friction):

@@ -59,14 +59,17 @@ class Simulation:
         perturbation: how the plant differs from the files and its sensors lie (a PlantPerturbation).
     Attributes:
         warnings: collision geometry the plant dropped or added, one line each.
+        notices: geometry read otherwise than the URDF's collision elements say (a foot's visual geometry, a
+            converted mesh), one line each.
     """
 
     def __init__(self, urdf_path, loops_path=None, soles=(), force_torque_sensors=False,
                  timestep=0.0005, friction=1.0, stiffness=(2e5, 1e4), damping=(2e3, 100.0),
                  reference=None, sole_rectangles=None, package_dirs=(), perturbation=NOMINAL):
         robot = load_robot(urdf_path, loops_path)
-        self.model, _, self.warnings = build_mujoco_model(robot, soles, friction, force_torque_sensors, timestep,
-                                                          sole_rectangles=sole_rectangles, package_dirs=package_dirs)
+        self.model, _, self.warnings, self.notices = build_mujoco_model(
+            robot, soles, friction, force_torque_sensors, timestep, sole_rectangles=sole_rectangles,
+            package_dirs=package_dirs)
         self.perturbation = perturbation
         self.rng = np.random.default_rng(perturbation.perturbation_seed)
         self._perturb_model()
