@@ -108,6 +108,16 @@ def build_parser():
     init.add_argument("--output", type=Path, help="folder to write (default ./<robot name>)")
     init.add_argument("--package-dirs", nargs="*", default=[], type=Path,
                       help="where package:// meshes are found (besides ROS_PACKAGE_PATH)")
+    init.add_argument("--sole", nargs=6, action="append", default=[],
+                      metavar=("LINK", "Z", "X_MIN", "X_MAX", "Y_MIN", "Y_MAX"),
+                      help="a foot's sole, instead of finding it in the foot's geometry: its plane Z [m] above the "
+                           "link's origin (negative: below) in the URDF's reference posture, and the rectangle "
+                           "around the point under the origin [m], x forward; once per foot")
+    init.add_argument("--stance", nargs="+", default=[], metavar="JOINT=VALUE",
+                      help="the standing configuration the plant starts in [rad, m], instead of searching one")
+    init.add_argument("--limbs", nargs="+", default=[], metavar="NAME[=JOINT,JOINT,...]",
+                      help="the limbs that follow joint trajectories (busy_limbs): candidates init lists by name, "
+                           "or any chain by its joints")
 
     demo = commands.add_parser("demo", help=f"balance {DEFAULT_ROBOT} in MuJoCo through the whole suite: pushes, "
                                "dancing arms, or jumps; writes a report")
@@ -246,13 +256,14 @@ def bench(experiments, smoke, output, strict, robot=None, record=None):
     return 1 if crashed or (strict and missed) else 0
 
 
-def init(urdf, feet, output, loops=None, package_dirs=()):
-    """``humanoid-balance init``; returns the exit code (1 with one line naming what is wrong)."""
+def init(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance=(), limbs=()):
+    """``humanoid-balance init``; returns the exit code (1 with one line naming what is wrong, or what is missing
+    from the folder it wrote and the option that gives it)."""
     from humanoid_balance.model import ModelError
     from humanoid_balance.robot_init import init_robot
 
     try:
-        init_robot(urdf, feet, output, loops, package_dirs)
+        init_robot(urdf, feet, output, loops, package_dirs, soles, stance, limbs)
     except (ModelError, ValueError, OSError) as error:
         print(f"humanoid-balance init: error: {error}", file=sys.stderr)
         return 1
@@ -311,7 +322,8 @@ def main(argv=None):
         return check_model(args.urdf, args.loops, samples=args.samples, feet=args.feet,
                            package_dirs=args.package_dirs)
     if args.command == "init":
-        return init(args.urdf, args.feet, args.output or Path(args.urdf.stem), args.loops, args.package_dirs)
+        return init(args.urdf, args.feet, args.output or Path(args.urdf.stem), args.loops, args.package_dirs,
+                    args.sole, args.stance, args.limbs)
     if args.command == "demo":
         if args.rate <= 0.0:
             parser.error(f"--rate {args.rate:g}: give a positive control rate in Hz")

@@ -71,12 +71,19 @@ def argument_value(context, argument):
     return text
 
 
+def robot_files(context):
+    """The robot configuration's files as absolute paths (a folder of init names them relative to itself)."""
+    from humanoid_balance.model.robot_config import robot_file_parameters
+
+    return robot_file_parameters(robot_file(context))
+
+
 def separate_nodes(context, share):
     robot = robot_file(context)
     return [Node(package="humanoid_balance", executable=node, name=node, output="screen",
                  parameters=[parameter_file(share, node), robot,  # the robot's values over the defaults
-                             {parameter: argument_value(context, argument)
-                              for parameter, argument in ROBOT + OVERRIDES[node]}],
+                             {**robot_files(context), **{parameter: argument_value(context, argument)
+                                                         for parameter, argument in ROBOT + OVERRIDES[node]}}],
                  remappings=[(topic, LaunchConfiguration(argument)) for topic, argument in REMAPS[node]])
             for node in NODES]
 
@@ -87,8 +94,9 @@ def composed_stack(context, share):
     def value(argument):
         return argument_value(context, argument)
 
-    overrides = {f"/**/{node}": {"ros__parameters": {parameter: value(argument)
-                                                     for parameter, argument in ROBOT + OVERRIDES[node]}}
+    files = robot_files(context)
+    overrides = {f"/**/{node}": {"ros__parameters": {**files, **{parameter: value(argument)
+                                                                for parameter, argument in ROBOT + OVERRIDES[node]}}}
                  for node in NODES}
     with tempfile.NamedTemporaryFile("w", prefix="balance_stack_", suffix=".yaml", delete=False) as handle:
         yaml.safe_dump(overrides, handle)

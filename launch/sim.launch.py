@@ -22,7 +22,7 @@ from launch.actions import (DeclareLaunchArgument, IncludeLaunchDescription, Log
                             SetLaunchConfiguration)
 from launch.conditions import IfCondition
 from launch.launch_description_sources import PythonLaunchDescriptionSource
-from launch.substitutions import Command, LaunchConfiguration, PathJoinSubstitution
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
@@ -65,22 +65,23 @@ def robot_nodes(context, share):
     """The plant and robot_state_publisher of the robot the ``robot`` argument names (a folder of
     humanoid-balance init, its robot.yaml, or a bundled robot)."""
     from humanoid_balance.control.balancer import COMMAND_INTERFACES  # the installed package, as the nodes use it
-    from humanoid_balance.model.robot_config import load_robot_config
+    from humanoid_balance.model.meshes import description_text
+    from humanoid_balance.model.robot_config import robot_file_parameters
     from humanoid_balance.resources import robot_config_file
 
     robot = robot_config_file(LaunchConfiguration("robot").perform(context))
-    urdf = load_robot_config(robot).urdf_file
+    files = robot_file_parameters(robot)  # absolute: a folder of init names its files relative to itself
     interface = COMMAND_INTERFACES[LaunchConfiguration("balance_mode").perform(context)]
     plant = Node(  # takes what the mapper sends: joint impedance in momentum mode, position targets otherwise
         package="humanoid_balance", executable="mujoco_sim", name="mujoco_sim", output="screen",
         parameters=[str(robot), PathJoinSubstitution([share, "config", "mujoco_sim.yaml"]),
-                    {"real_time": LaunchConfiguration("real_time"),
+                    {**files, "real_time": LaunchConfiguration("real_time"),
                      "command_interface": interface}],
     )
     robot_state_publisher = Node(  # draws every link, passive ones included, from the estimated joint states
         package="robot_state_publisher", executable="robot_state_publisher", output="screen",
         condition=IfCondition(LaunchConfiguration("start_robot_state_publisher")),
-        parameters=[{"robot_description": ParameterValue(Command(["cat ", urdf]), value_type=str),
+        parameters=[{"robot_description": ParameterValue(description_text(files["urdf_file"]), value_type=str),
                      "use_sim_time": True}],
         remappings=[("joint_states", "estimated_joint_states")],
     )

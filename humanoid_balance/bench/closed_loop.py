@@ -111,6 +111,7 @@ class ClosedLoop:
                             C_BUSY if limb in cartesian_limbs else J_BUSY)
                     for limb in (robot.busy_limbs if arms else ())]
         config.setdefault("zmp_com", ZmpComGains(np.full(2, robot.k_p), np.full(2, robot.k_c)))
+        config.setdefault("support_margin", robot.support_margin)
         self.balancer = Balancer(self.robot, BalancerConfig(mode=mode, feet=feet, **config), sections)
         if compliance_compensation is None:
             compliance_compensation = mode == "viip"

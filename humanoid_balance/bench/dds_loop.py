@@ -41,6 +41,7 @@ from humanoid_balance.bench.closed_loop import FALL_DROP, robot_config
 from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_parent, stop, stop_processes
 from humanoid_balance.bench.results import Result
 from humanoid_balance.control.balancer import COMMAND_INTERFACES
+from humanoid_balance.model.robot_config import robot_file_parameters
 from humanoid_balance.nodes.common import LEVEL_NAMES, RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
@@ -117,7 +118,8 @@ def ros_arguments(name, rate, directory, robot=ROBOT, mode="kinematic", lockstep
     nodes = SUITE if name == "balance_stack" else (name,)
     path = Path(directory) / f"{name}.overrides.yaml"
     table = overrides(rate, directory, mode, lockstep, parameters)
-    path.write_text(yaml.safe_dump({f"/**/{node}": {"ros__parameters": table[node]} for node in nodes}))
+    files = robot_file_parameters(robot_config_file(robot))
+    path.write_text(yaml.safe_dump({f"/**/{node}": {"ros__parameters": {**files, **table[node]}} for node in nodes}))
     arguments = []
     for node in nodes:
         arguments += ["--params-file", str(config_file(f"{node}.yaml"))]

@@ -7,7 +7,6 @@ contact/<foot>/wrench, balance/joint_command, actuator_commands and the ground t
 display rate: support_polygon, balance/com, contact/<foot>/desired_wrench and contact/<foot>/state (also when it
 changes); robot_description once, /tf at 50 Hz with /tf_static; sim/push when the loop pushes. Units: SI.
 """
-from pathlib import Path
 
 import numpy as np
 from builtin_interfaces.msg import Time
@@ -20,6 +19,7 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray, Int8, String
 
 from humanoid_balance.mapping import COMMAND_FIELDS
+from humanoid_balance.model.meshes import description_text
 from humanoid_balance.nodes.common import RELIABLE_QOS, SENSOR_QOS
 from humanoid_balance.nodes.messages import (Float64ArrayWriter, JointStateWriter, OdometryWriter, point_message,
                                              wrench_message)
@@ -84,7 +84,7 @@ class LoopRecorder:
         self.actuators = Float64ArrayWriter(len(loop.actuated), self.fields if loop.impedance else None)
         self.next_display = self.next_transform = 0.0   # [s]
         self.phases = None                               # the contact phases last recorded
-        self.urdf = Path(config.urdf_file).read_text()
+        self.urdf = description_text(config.urdf_file)
         self.started = False
 
     def write(self, signals):

@@ -29,6 +29,8 @@ from trajectory_msgs.msg import JointTrajectory
 
 from humanoid_balance.control.balancer import COMMAND_INTERFACES
 from humanoid_balance.demo.report import Recording, metrics, write_report
+from humanoid_balance.model.meshes import description_text
+from humanoid_balance.model.robot_config import robot_file_parameters
 from humanoid_balance.model.soles import polygon_margin
 from humanoid_balance.nodes.centroidal_balancer import CentroidalBalancerNode
 from humanoid_balance.nodes.common import LEVEL_NAMES, RELIABLE_QOS, autostarted
@@ -89,10 +91,11 @@ def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic"):
     extra = real_time_overrides(real_time_rate) if real_time_rate else {}
     balance = mode_overrides(mode)
     robot_file = robot_config_file(robot)
+    files = [f"{key}:={value}" for key, value in robot_file_parameters(robot_file).items()]
     nodes = {}
     for name, (factory, parameter_file) in SUITE.items():
         arguments = ["--ros-args", "--params-file", str(config_file(parameter_file)), "--params-file", str(robot_file)]
-        for override in SIMULATION_OVERRIDES.get(name, []) + balance.get(name, []) + extra.get(name, []):
+        for override in files + SIMULATION_OVERRIDES.get(name, []) + balance.get(name, []) + extra.get(name, []):
             arguments += ["-p", override]
         nodes[name] = factory(cli_args=arguments)
     return nodes
@@ -116,7 +119,7 @@ class Director(Node):
         self.linear_momentum = None
         self.commands = 0  # actuator_commands received, for the command rate
         self.description_publisher = self.create_publisher(String, "robot_description", LATCHED_QOS)
-        self.description_publisher.publish(String(data=Path(urdf).read_text()))
+        self.description_publisher.publish(String(data=description_text(urdf)))
         self.push_publisher = self.create_publisher(WrenchStamped, "sim/push", RELIABLE_QOS)
         self.arm_publishers = {limb: self.create_publisher(JointTrajectory, f"balance/{limb}/trajectory",
                                                            RELIABLE_QOS) for limb in limbs}
@@ -280,6 +283,8 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=None, rea
         plant, config = nodes["mujoco_sim"], nodes["centroidal_balancer"].robot_config
         for warning in plant.sim.warnings:
             progress.line(f"warning: {warning}")
+        for notice in plant.sim.notices:
+            progress.line(f"note: {notice}")
         scenario = scenario.for_robot(plant.sim.mass, plant.sim.root_body, plant.push_duration)
         limbs = {limb: (config.limb_joints[limb], config.limb_swing[limb]) for limb in config.busy_limbs
                  if limb in config.limb_swing}

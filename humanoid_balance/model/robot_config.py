@@ -2,9 +2,10 @@
 
 One YAML file holds it, written by ``humanoid-balance init`` (or by hand) as a ROS 2 parameter file whose
 parameters apply to every node (``/**: ros__parameters:``); the nodes, the demo, the bench and the launch files
-read the same file. File paths are absolute or ``package://<package>/...`` (a node reads them as they are); read
-by :func:`load_robot_config`, a relative path is relative to the file. Names of joints, frames and limbs live
-only there, never in code. Units: SI (m, rad, N/m, N·m/rad).
+read the same file. File paths are relative to the file (what ``init`` writes: the folder can be copied), absolute
+or ``package://<package>/...``; a node reads them as they are, so whoever passes the file to a node passes
+:func:`robot_file_parameters` after it (the launch files, the demo and the bench do). Names of joints, frames and
+limbs live only there, never in code. Units: SI (m, rad, N/m, N·m/rad).
 
     urdf_file, loops_file          the spanning tree and its loop closures ('' for a serial robot)
     feet                           foot names (topics contact/<foot>/...), one per sole
@@ -23,6 +24,8 @@ only there, never in code. Units: SI (m, rad, N/m, N·m/rad).
                                    default 5, Kangaroo paper section VI-B)
     k_p, k_c                       the balancer's ZMP and CoM gains [1/s] (Choi–Kim eq. 24; the centroidal_balancer's
                                    parameters): a larger k_p lets the CoM move to hold the ZMP
+    support_margin                 the CoM reference stays this far inside the support polygon [m] (the
+                                   centroidal_balancer's parameter; init scales it to the soles' length)
 """
 import difflib
 from dataclasses import dataclass, field
@@ -35,11 +38,12 @@ from humanoid_balance.model.soles import SoleRectangle
 from humanoid_balance.resources import resolve_uri
 
 __all__ = ["RobotConfig", "load_robot_config", "robot_config_parameters", "config_from_parameters",
-           "check_robot_config", "FILE_KEYS"]
+           "check_robot_config", "robot_file_parameters", "FILE_KEYS"]
 
 FILE_KEYS = ("urdf_file", "loops_file")
 DEFAULT_CUTOFF = 5.0  # wrench low-pass [Hz]
-DEFAULT_BALANCE_GAINS = {"k_p": 2.0, "k_c": 5.0}  # [1/s], tuned on kangaroo_like (config/centroidal_balancer.yaml)
+DEFAULT_BALANCE_PARAMETERS = {"k_p": 2.0, "k_c": 5.0,  # [1/s], tuned on kangaroo_like (config/centroidal_balancer.yaml)
+                              "support_margin": 0.04}  # [m], for soles of 0.2 m and more
 DEFAULT_GAINS = {"drive_stiffness": (2e5, 1e4), "drive_damping": (2e3, 100.0),
                  "impedance_stiffness": (2e4, 50.0), "impedance_damping": (200.0, 3.0)}
 
@@ -66,8 +70,9 @@ class RobotConfig:
     impedance_stiffness: tuple = DEFAULT_GAINS["impedance_stiffness"]
     impedance_damping: tuple = DEFAULT_GAINS["impedance_damping"]
     cutoff_frequency: float = DEFAULT_CUTOFF
-    k_p: float = DEFAULT_BALANCE_GAINS["k_p"]
-    k_c: float = DEFAULT_BALANCE_GAINS["k_c"]
+    k_p: float = DEFAULT_BALANCE_PARAMETERS["k_p"]
+    k_c: float = DEFAULT_BALANCE_PARAMETERS["k_c"]
+    support_margin: float = DEFAULT_BALANCE_PARAMETERS["support_margin"]
 
     @property
     def loops(self):
@@ -97,7 +102,7 @@ def robot_config_parameters(config):
     for name in DEFAULT_GAINS:
         values[name] = [float(v) for v in getattr(config, name)]
     values["cutoff_frequency"] = float(config.cutoff_frequency)
-    values.update({name: float(getattr(config, name)) for name in DEFAULT_BALANCE_GAINS})
+    values.update({name: float(getattr(config, name)) for name in DEFAULT_BALANCE_PARAMETERS})
     return values
 
 
@@ -144,7 +149,7 @@ def config_from_parameters(value, source="parameters"):
         return number
 
     cutoff = positive("cutoff_frequency", DEFAULT_CUTOFF)
-    gains = {name: positive(name, default) for name, default in DEFAULT_BALANCE_GAINS.items()}
+    gains = {name: positive(name, default) for name, default in DEFAULT_BALANCE_PARAMETERS.items()}
     return RobotConfig(
         urdf_file=resolve_uri(value("urdf_file", "")), loops_file=resolve_uri(value("loops_file", "") or ""),
         feet=feet, soles=soles, sole_rectangles=rectangles,
@@ -185,6 +190,17 @@ def load_robot_config(path):
     if not parameters.get("urdf_file"):
         raise ModelFileError(path, "urdf_file", "missing")
     return config_from_parameters(parameters.get, str(path))
+
+
+def robot_file_parameters(path):
+    """The robot configuration file ``path``'s files as absolute paths, to pass after it: a folder written by
+    ``init`` names its files relative to itself, which a node reading the parameter file cannot resolve.
+
+    Raises:
+        ModelFileError: as :func:`load_robot_config`.
+    """
+    config = load_robot_config(path)
+    return {key: str(getattr(config, key)) for key in FILE_KEYS if getattr(config, key)}
 
 
 def _closest(name, candidates):

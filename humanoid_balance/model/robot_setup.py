@@ -15,6 +15,7 @@
 Units: SI.
 """
 import difflib
+import xml.etree.ElementTree as ElementTree
 from typing import NamedTuple
 
 import numpy as np
@@ -23,10 +24,12 @@ from scipy.spatial import ConvexHull
 
 from humanoid_balance.model.continuation import continue_closure
 from humanoid_balance.model.errors import ClosureError, ModelFileError
+from humanoid_balance.model.meshes import resolve_meshes, rigid_body_links
 from humanoid_balance.model.soles import SoleRectangle
 
 __all__ = ["Sole", "FlatFeet", "RestingFace", "find_feet", "find_flat_feet", "find_sole", "resting_face", "leg_chains",
-           "leg_joints", "limb_candidates", "pitch_joints", "standing_stance", "drive_gains"]
+           "leg_joints", "limb_candidates", "SoleNotFound",
+           "given_sole", "StanceNotFound", "pitch_joints", "standing_stance", "drive_gains"]
 
 SOLE_TOLERANCE = 0.003   # collision points this close to the lowest one lie on the sole [m]
 LEVEL_TOLERANCE = 0.05   # the two soles at the model's reference configuration are this level, or not both feet [m]
@@ -35,6 +38,7 @@ FLAT = np.radians(1.0)   # a foot tilted less than this at the reference stands 
 LINE_WIDTH = 0.3          # resting points narrower than this fraction of their length are a line contact
 MAX_FACE_TILT_COS = 0.25  # faces tilted more than acos(0.25) ≈ 76° from the ground are not what a foot stands on
 GRAVITY = 9.81
+STANCE_TOLERANCE = 1e-5   # the stance's task error accepted [m, rad]: a micrometre off flat and level
 
 
 class Sole(NamedTuple):
@@ -43,6 +47,7 @@ class Sole(NamedTuple):
     rectangle: SoleRectangle  # in the sole frame [m]
     points: int               # collision points found on the sole
     height: float             # of the sole above the root, at the configuration it was found in [m]
+    from_visual: bool = False  # found in the visual geometry (the foot has no collision geometry)
 
 
 def _geometry_points(geometry, scale):
@@ -71,10 +76,11 @@ def _geometry_points(geometry, scale):
 
 def _foot_points(urdf_path, model, data, q, foot_link, package_dirs):
     """The collision points of ``foot_link``'s rigid body at configuration q (data: its frame placements), in the
-    world frame [m].
+    world frame [m], and whether they come from its visual geometry (:mod:`~humanoid_balance.model.meshes`: a body
+    without collision geometry is touched where it is drawn).
 
     Raises:
-        ModelFileError: the link is unknown or its rigid body has no usable collision geometry.
+        ModelFileError: the link is unknown or its rigid body has no usable geometry.
     """
     if not model.existFrame(foot_link):
         links = [f.name for f in model.frames if f.type == pin.FrameType.BODY]
@@ -83,11 +89,18 @@ def _foot_points(urdf_path, model, data, q, foot_link, package_dirs):
                 else "links that end a chain: " + ", ".join(_leaf_links(model, links)))
         raise ModelFileError(urdf_path, f"--feet {foot_link}", f"not a link of the URDF; {hint}")
     frame = model.frames[model.getFrameId(foot_link)]
+    body = rigid_body_links(model, foot_link)
+    tree = ElementTree.parse(urdf_path)
+    for link in tree.getroot().iter("link"):  # only the foot's meshes are read
+        if link.get("name") not in body:
+            for element in link.findall("collision") + link.findall("visual"):
+                link.remove(element)
+    report = resolve_meshes(tree.getroot(), urdf_path, package_dirs, ground_bodies=[body], kinds=("collision",))
     try:
-        geometry = pin.buildGeomFromUrdf(model, str(urdf_path), pin.GeometryType.COLLISION,
-                                         package_dirs=[str(d) for d in package_dirs])
+        geometry = pin.buildGeomFromUrdfString(model, ElementTree.tostring(tree.getroot(), encoding="unicode"),
+                                               pin.GeometryType.COLLISION)
     except ValueError as error:
-        raise ModelFileError(urdf_path, "collision", f"{error} (give --package-dirs or set ROS_PACKAGE_PATH)") from None
+        raise ModelFileError(urdf_path, f"link '{foot_link}'", f"{error}") from None
     geometry_data = geometry.createData()
     pin.updateGeometryPlacements(model, data, geometry, geometry_data, q)
     points = []
@@ -98,9 +111,23 @@ def _foot_points(urdf_path, model, data, q, foot_link, package_dirs):
         if local is not None:
             points.append(np.array([geometry_data.oMg[index].act(p) for p in local]))
     if not points:
-        raise ModelFileError(urdf_path, f"link '{foot_link}'", "its rigid body has no collision geometry; add a "
-                             "collision box for the sole, or set sole_rectangles in the robot configuration")
-    return np.vstack(points)
+        dropped = "; ".join(f"{kind} mesh {name} of '{link}' {reason}" for link, kind, name, reason in report.dropped)
+        raise SoleNotFound(urdf_path, foot_link, "its rigid body has no collision or visual geometry"
+                           + (f" that can be read ({dropped})" if dropped else ""))
+    return np.vstack(points), bool(report.from_visual)
+
+
+class StanceNotFound(ModelFileError):
+    """No standing stance within the joint limits; the message names the limits that hold the legs."""
+
+
+class SoleNotFound(ModelFileError):
+    """A foot whose sole cannot be found in its geometry (none, or only a point or a line touches the ground, and no
+    face can be laid flat): its sole must be given. ``link``: the foot link."""
+
+    def __init__(self, path, link, detail):
+        super().__init__(path, f"link '{link}'", detail)
+        self.link = link
 
 
 def find_sole(urdf_path, model, q, foot_link, package_dirs=()):
@@ -112,7 +139,7 @@ def find_sole(urdf_path, model, q, foot_link, package_dirs=()):
     """
     data = model.createData()
     pin.framesForwardKinematics(model, data, q)
-    points = _foot_points(urdf_path, model, data, q, foot_link, package_dirs)
+    points, from_visual = _foot_points(urdf_path, model, data, q, foot_link, package_dirs)
     lowest = points[:, 2].min()
     on_sole = points[points[:, 2] < lowest + SOLE_TOLERANCE]
     foot = data.oMf[model.getFrameId(foot_link)]
@@ -120,12 +147,11 @@ def find_sole(urdf_path, model, q, foot_link, package_dirs=()):
     x_min, y_min = on_sole[:, :2].min(axis=0) - origin[:2]
     x_max, y_max = on_sole[:, :2].max(axis=0) - origin[:2]
     if x_max - x_min < 0.01 or y_max - y_min < 0.01:
-        raise ModelFileError(urdf_path, f"link '{foot_link}'", f"its lowest collision geometry is a point or a line "
-                             f"({x_max - x_min:.3f} × {y_max - y_min:.3f} m): a point foot cannot balance by its ZMP; "
-                             "set sole_rectangles if the real foot is flat")
+        raise SoleNotFound(urdf_path, foot_link, f"its lowest geometry is a point or a line ({x_max - x_min:.3f} × "
+                           f"{y_max - y_min:.3f} m): a point foot cannot balance by its ZMP")
     placement = foot.inverse() * pin.SE3(np.eye(3), origin)
     return Sole(foot_link, placement, SoleRectangle(float(x_min), float(x_max), float(y_min), float(y_max)),
-                len(on_sole), float(lowest))
+                len(on_sole), float(lowest), from_visual)
 
 
 class RestingFace(NamedTuple):
@@ -145,7 +171,7 @@ def resting_face(urdf_path, model, q, foot_link, package_dirs=()):
     """
     data = model.createData()
     pin.framesForwardKinematics(model, data, q)
-    points = _foot_points(urdf_path, model, data, q, foot_link, package_dirs)
+    points, _ = _foot_points(urdf_path, model, data, q, foot_link, package_dirs)
     best = None
     for face in np.unique(np.round(ConvexHull(points).equations, 9), axis=0):
         normal, offset = face[:3], face[3]  # outward normal; points inside have normal·p + offset ≤ 0
@@ -160,8 +186,8 @@ def resting_face(urdf_path, model, q, foot_link, package_dirs=()):
         if best is None or area * cos_tilt > best[0]:
             best = (area * cos_tilt, normal, resting)
     if best is None or best[0] == 0.0:
-        raise ModelFileError(urdf_path, f"link '{foot_link}'", "no face of its collision geometry faces the ground "
-                             "at the reference configuration; set sole_rectangles and stance_joints")
+        raise SoleNotFound(urdf_path, foot_link, "no face of its geometry faces the ground at the reference "
+                           "configuration")
     _, normal, resting = best
     mean = resting.mean(axis=0)
     _, spread, axes = np.linalg.svd(resting - mean)
@@ -196,16 +222,31 @@ def leg_joints(robot, sole_frame):
     return tuple(name for name in _support_joint_names(robot.model, sole_frame) if name in outputs)
 
 
-def find_feet(urdf_path, robot, foot_links, package_dirs=(), q=None):
-    """Each foot link's :class:`Sole` (at configuration q, by default the reference) and leg (:func:`leg_chains`),
-    checked: the soles are level there, as feet are.
+def given_sole(model, q, foot_link, height, rectangle):
+    """The :class:`Sole` of ``foot_link`` given by its user: the sole plane ``height`` [m] above the link's origin
+    (negative: below) at configuration q, axes world-aligned there, ``rectangle`` around the point under the
+    origin."""
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    foot = data.oMf[model.getFrameId(foot_link)]
+    origin = foot.translation + np.array([0.0, 0.0, height])
+    return Sole(foot_link, foot.inverse() * pin.SE3(np.eye(3), origin), rectangle, 0, float(origin[2]))
+
+
+def find_feet(urdf_path, robot, foot_links, package_dirs=(), q=None, given=None):
+    """Each foot link's :class:`Sole` (at configuration q, by default the reference; ``given``: link → (height,
+    rectangle) of the soles the user gave, :func:`given_sole`) and leg (:func:`leg_chains`), checked: the soles are
+    level there, as feet are.
 
     Raises:
+        SoleNotFound: a foot's sole cannot be found in its geometry.
         ModelFileError: naming the URDF and the link that is not a foot.
     """
     where = "in the reference configuration" if q is None else "in the stance that lays the feet flat"
     q = robot.reference_q if q is None else q
-    soles = [find_sole(urdf_path, robot.model, q, link, package_dirs) for link in foot_links]
+    given = given or {}
+    soles = [given_sole(robot.model, q, link, *given[link]) if link in given
+             else find_sole(urdf_path, robot.model, q, link, package_dirs) for link in foot_links]
     heights = [sole.height for sole in soles]
     if max(heights) - min(heights) > LEVEL_TOLERANCE:
         low, high = (soles[int(np.argmin(heights))], soles[int(np.argmax(heights))])
@@ -223,18 +264,21 @@ class FlatFeet(NamedTuple):
     tilt: tuple          # each foot's tilt at the reference [rad]
 
 
-def find_flat_feet(urdf_path, robot, foot_links, package_dirs=(), chain=None):
+def find_flat_feet(urdf_path, robot, foot_links, package_dirs=(), chain=None, given=None):
     """The soles and legs of :func:`find_feet` where the feet stand flat: at the reference configuration if they do
-    there, else at the :func:`standing_stance` that lays each foot's :func:`resting_face` on the ground (a foot
-    drawn tilted or pointing, as Cassie's in its SDF), with every loop of ``chain`` closed.
+    there (or some soles are ``given``), else at the :func:`standing_stance` that lays each foot's
+    :func:`resting_face` on the ground (a foot drawn tilted or pointing, as Cassie's in its SDF), with every loop
+    of ``chain`` closed.
 
     Raises:
         ModelFileError: as :func:`find_feet` at the reference, when no face of a foot can be laid flat.
     """
     try:
-        soles, legs = find_feet(urdf_path, robot, foot_links, package_dirs)
+        soles, legs = find_feet(urdf_path, robot, foot_links, package_dirs, given=given)
         return FlatFeet(soles, legs, None, 0.0, 0.0, (0.0, 0.0))
     except ModelFileError as not_flat:
+        if given:
+            raise
         faces = [resting_face(urdf_path, robot.model, robot.reference_q, link, package_dirs) for link in foot_links]
         if all(face.tilt < FLAT for face in faces):
             raise not_flat from None
@@ -283,12 +327,12 @@ def limb_candidates(robot, legs):
         names = [model.names[j] for j in reversed(chain) if model.names[j] in outputs]
         if len(names) < 2:
             continue
-        end = _end_link(model, leaf)
+        end = limb_end_link(model, leaf)
         limbs[end] = (tuple(names), end)
     return limbs
 
 
-def _end_link(model, joint):
+def limb_end_link(model, joint):
     """The body frame attached after ``joint`` that is furthest down its fixed links."""
     frames = [i for i, f in enumerate(model.frames) if f.parentJoint == joint and f.type == pin.FrameType.BODY]
     return model.frames[frames[-1]].name
@@ -363,10 +407,19 @@ def standing_stance(robot, soles, legs, crouch=CROUCH, iterations=300, chain=Non
                 break
         else:
             q[used_q] = target
-    if not np.linalg.norm(error) < 1e-7:
-        raise ModelFileError(robot.urdf_path, "stance", f"no standing stance {lowering:.3f} m below the reference "
-                             f"within the joint limits (‖error‖ = {np.linalg.norm(error):.2e}); set stance_joints "
-                             "and stance_positions")
+    if not np.linalg.norm(error) < STANCE_TOLERANCE:
+        names = [name for leg in legs for name in leg]
+        units = ["m" if model.joints[model.getJointId(name)].shortname().startswith("JointModelP") else "rad"
+                 for name in names]
+        at_limit = [f"{name} fixed at {low:+.3f} {unit}" if high - low < 1e-9 else
+                    f"{name} at its {'lower' if abs(x - low) < 1e-6 else 'upper'} limit "
+                    f"{low if abs(x - low) < 1e-6 else high:+.3f} {unit}"
+                    for name, x, low, high, unit in zip(names, q[used_q], lower, upper, units)
+                    if min(abs(x - low), abs(x - high)) < 1e-6]
+        raise StanceNotFound(robot.urdf_path, "stance", f"no standing stance {lowering:.3f} m below the reference "
+                             f"within the joint limits (‖error‖ = {np.linalg.norm(error):.2e}); "
+                             + (f"held by {', '.join(at_limit)}" if at_limit else "no joint at a limit: the "
+                                "soles cannot be laid flat under the CoM"))
     return q, length, lowering
 
 
@@ -406,16 +459,24 @@ def pitch_joints(robot, q, joints):
 
 
 def _flex_knee(robot, q, leg, sole_id, angle=0.3):
-    """Bend the leg's knee (its middle pitch joint) by ``angle`` [rad] the way that moves the sole backwards."""
+    """Bend the leg's knee (its middle pitch joint) by ``angle`` [rad] the way its joint range allows (a knee's range
+    lies mostly on the side it bends to, whatever its sign convention), or, for a range as wide both ways, the way
+    that moves the sole backwards."""
     pitching = pitch_joints(robot, q, leg)
     if not pitching:
         return
     model, data = robot.model, robot.model.createData()
-    pin.computeJointJacobians(model, data, q)
-    pin.updateFramePlacements(model, data)
-    knee = model.joints[model.getJointId(pitching[len(pitching) // 2])].idx_v
-    backwards = -np.sign(pin.getFrameJacobian(model, data, sole_id, pin.LOCAL_WORLD_ALIGNED)[0, knee])
-    q[knee] = np.clip(backwards * angle, model.lowerPositionLimit[knee], model.upperPositionLimit[knee])
+    knee = model.joints[model.getJointId(pitching[len(pitching) // 2])].idx_q
+    lower, upper = model.lowerPositionLimit[knee], model.upperPositionLimit[knee]
+    room_down, room_up = q[knee] - lower, upper - q[knee]
+    if max(room_up, room_down) > 2.0 * min(room_up, room_down):
+        direction = 1.0 if room_up > room_down else -1.0
+    else:
+        pin.computeJointJacobians(model, data, q)
+        pin.updateFramePlacements(model, data)
+        column = model.joints[model.getJointId(pitching[len(pitching) // 2])].idx_v
+        direction = -np.sign(pin.getFrameJacobian(model, data, sole_id, pin.LOCAL_WORLD_ALIGNED)[0, column])
+    q[knee] = np.clip(q[knee] + direction * angle, lower, upper)
 
 
 def drive_gains(mass, leg_length):
