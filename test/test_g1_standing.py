@@ -1,5 +1,6 @@
 """Unitree's G1 (29 joints, example-robot-data), never configured here: init with its foot links only, then the
-short demo through the five nodes in both modes. Its feet touch the ground through four small collision spheres each.
+short demo through the five nodes in momentum mode. Its feet touch the ground through four small collision spheres
+each.
 References: the spheres as the URDF gives them (read with xml.etree, not through the suite), pinocchio's
 floating-base model for the stance and MuJoCo's ground truth for the run. Units: m, N·s, s."""
 import xml.etree.ElementTree as ElementTree
@@ -69,7 +70,7 @@ def test_init_puts_the_soles_under_the_contact_spheres_level_with_the_com_over_t
 
 
 @pytest.mark.dds
-def test_short_demo_stands_and_recovers_the_pushes_on_g1_in_both_modes(g1, tmp_path):
-    """Kinematic mode on position drives, momentum mode on the joint impedance (position, velocity, stiffness,
-    damping and feed-forward torque: what G1's low-level interface takes)."""
-    assert_short_demo_stands(g1[0], tmp_path, "both", smallest_impulse=3.5)  # scaled to G1's 33 kg
+def test_short_demo_stands_and_recovers_the_pushes_on_g1_in_momentum_mode(g1, tmp_path):
+    """Momentum mode on the joint impedance (position, velocity, stiffness, damping and feed-forward torque: what
+    G1's low-level interface takes; kinematic mode on serial third-party robots: test_any_humanoid.py)."""
+    assert_short_demo_stands(g1[0], tmp_path, "momentum", smallest_impulse=3.5)  # scaled to G1's 33 kg

@@ -8,7 +8,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from humanoid_balance.model.meshes import MeshConversionError, readable_mesh, resolve_meshes
+from humanoid_balance.model.meshes import MeshConversionError, description_text, readable_mesh, resolve_meshes
 from humanoid_balance.resources import example_robot
 
 MUJOCO_FORMATS = (".stl", ".obj", ".msh")
@@ -111,3 +111,13 @@ def test_a_mesh_that_cannot_be_read_is_dropped_naming_its_link(tmp_path):
     assert [(link, name) for link, _, name, _ in report.dropped] == [("shin", "broken.dae"), ("shin", "nowhere.stl")]
     assert "trimesh cannot read it" in report.dropped[0][3] and "not found" in report.dropped[1][3]
     assert root.find("link/collision") is None
+
+
+def test_robot_description_names_every_mesh_by_an_absolute_uri(tmp_path):
+    """RViz resolves neither a path relative to the URDF nor a package the ament index does not know."""
+    ply_box(tmp_path / "box.ply")
+    urdf = tmp_path / "robot.urdf"
+    urdf.write_text('<robot name="r"><link name="foot"><visual><geometry><mesh filename="box.ply"/></geometry>'
+                    '</visual></link></robot>')
+    [mesh] = ElementTree.fromstring(description_text(urdf)).iter("mesh")
+    assert mesh.get("filename") == (tmp_path / "box.ply").as_uri()

@@ -145,8 +145,11 @@ def resolved_urdf_text(urdf_path, package_dirs=(), formats=None, ground_bodies=(
 
 def description_text(urdf_path, package_dirs=()):
     """The URDF's text as ``robot_description`` for RViz and Foxglove: every mesh it can find as an absolute
-    ``file://`` URI (a folder written by ``init`` holds meshes relative to it, which no viewer resolves)."""
+    ``file://`` URI (a folder written by ``init`` holds meshes relative to it, which no viewer resolves); the file
+    as it is when it has no mesh."""
     tree = ElementTree.parse(urdf_path)
+    if tree.getroot().find(".//mesh") is None:
+        return Path(urdf_path).read_text()
     resolve_meshes(tree.getroot(), urdf_path, package_dirs)
     for mesh in tree.getroot().iter("mesh"):
         if Path(mesh.get("filename", "")).is_absolute():
