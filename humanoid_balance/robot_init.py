@@ -179,17 +179,9 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance
     try:
         flat = find_flat_feet(urdf, original, feet, package_dirs, ClosedChain(original) if loops else None,
                               given_soles)
-    except SoleNotFound as error:
+    except SoleNotFound as first:
         flat = None
-        for link in feet:  # every foot that needs its sole given, not only the first
-            try:
-                if link != error.link and link not in given_soles:
-                    find_sole(urdf, original.model, original.reference_q, link, package_dirs)
-            except SoleNotFound as also:
-                error = also
-            if link == error.link:
-                missing.append(Missing(("sole_rectangles",), SOLE_OPTION.replace("LINK", link),
-                                       f"link '{link}': {error.detail}"))
+        missing += _missing_soles(urdf, original, feet, given_soles, package_dirs, first)
     output.mkdir(parents=True, exist_ok=True)
     found = flat.soles if flat else []
     urdf_copy, sole_links, unresolved = _write_urdf(
@@ -238,6 +230,23 @@ def _support_margin(soles):
         return default
     half_length = min(sole.rectangle.x_max - sole.rectangle.x_min for sole in soles) / 2.0
     return float(min(default, round(SOLE_MARGIN_FRACTION * half_length, 4)))
+
+
+def _missing_soles(urdf, robot, feet, given, package_dirs, first):
+    """A :class:`Missing` entry for every foot whose sole can be neither found nor was given, not only the ``first``
+    (the SoleNotFound that stopped the search)."""
+    missing = []
+    for link in feet:
+        error = first if link == first.link else None
+        if error is None and link not in given:
+            try:
+                find_sole(urdf, robot.model, robot.reference_q, link, package_dirs)
+            except SoleNotFound as not_found:
+                error = not_found
+        if error is not None:
+            missing.append(Missing(("sole_rectangles",), SOLE_OPTION.replace("LINK", link),
+                                   f"link '{link}': {error.detail}"))
+    return missing
 
 
 def _stance(robot, flat, sole_links, legs, loops, given, missing):

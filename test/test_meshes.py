@@ -32,8 +32,8 @@ def ply_box(path):
 
 
 def dae_box(path):
-    """A COLLADA file with the box in a node scaled by 2 and moved by (1, 0, 0), in centimetres (unit 0.01):
-    the reader must apply the node's transform."""
+    """A COLLADA file with the box, half its size, in a node scaled by 2 and moved by 100 along x, in centimetres
+    (unit 0.01): the reader must apply the node's transform and the unit."""
     positions = " ".join(f"{v:g}" for v in (CORNERS * 100.0 / 2.0).ravel())
     indices = " ".join(str(i) for face in FACES for i in face)
     path.write_text(f"""<?xml version="1.0"?>
@@ -81,9 +81,9 @@ def test_a_collada_box_keeps_its_node_transform_and_is_converted_once(tmp_path):
     source = dae_box(tmp_path / "box.dae")
     converted = readable_mesh(source, MUJOCO_FORMATS)
     vertices = mujoco_vertices(converted)
-    expected = CORNERS * 100.0 + [100.0, 0.0, 0.0]  # in the file's units: trimesh leaves them as written
-    np.testing.assert_allclose(vertices.min(axis=0), expected.min(axis=0), atol=1e-4)
-    np.testing.assert_allclose(vertices.max(axis=0), expected.max(axis=0), atol=1e-4)
+    expected = CORNERS + [1.0, 0.0, 0.0]  # centimetres: the half-size box scaled by 2, moved by 100 cm
+    np.testing.assert_allclose(vertices.min(axis=0), expected.min(axis=0), atol=1e-6)
+    np.testing.assert_allclose(vertices.max(axis=0), expected.max(axis=0), atol=1e-6)
     before = os.stat(converted).st_mtime_ns
     assert readable_mesh(source, MUJOCO_FORMATS) == converted and os.stat(converted).st_mtime_ns == before
     source.write_text(source.read_text().replace("2 0 0 100", "3 0 0 100"))

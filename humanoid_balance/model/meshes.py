@@ -2,8 +2,8 @@
 
 - every ``<mesh>`` resolved to a file (``package://``, ``model://``, ``file://``, relative to the URDF), in any
   format ROS URDFs carry (COLLADA ``.dae``, ``.stl``/``.STL``, ``.obj``, ``.ply``, …); a consumer that reads only
-  some formats gets the others converted once with trimesh (pycollada for COLLADA) and cached by content, so a
-  restart reads the cache;
+  some formats gets the others converted once with trimesh (pycollada for COLLADA, its ``<unit>`` applied as RViz
+  does) and cached by content, so a restart reads the cache; init and the plant read the same converted file;
 - the links a consumer needs to touch the ground (the feet) take their visual geometry as collision geometry when
   they have none, as the tools that draw a URDF would show them; reported, never silent;
 - a mesh that cannot be found or read is dropped and reported with the link and the reason.
@@ -18,10 +18,11 @@ from typing import NamedTuple
 
 from humanoid_balance.resources import find_file
 
-__all__ = ["MeshReport", "resolve_meshes", "resolved_urdf_text", "description_text", "readable_mesh",
-           "mesh_cache_dir", "rigid_body_links", "MeshConversionError"]
+__all__ = ["MeshReport", "resolve_meshes", "description_text", "readable_mesh",
+           "mesh_cache_dir", "rigid_body_links", "MeshConversionError", "UNITLESS_FORMATS"]
 
 CACHE_VARIABLE = "HUMANOID_BALANCE_CACHE"  # overrides the cache folder (default: $XDG_CACHE_HOME/humanoid_balance)
+UNITLESS_FORMATS = (".stl", ".obj")  # read as they are (metres, as the URDF); others through trimesh, in metres
 
 
 class MeshConversionError(ValueError):
@@ -45,8 +46,8 @@ def mesh_cache_dir():
 
 def readable_mesh(path, formats):
     """``path`` if its format (its suffix, any case) is one of ``formats`` (lower case, with the dot), else a binary
-    STL of the same triangles (a scene's meshes joined with their transforms), converted by trimesh once and kept
-    in :func:`mesh_cache_dir` under a name from the file's content.
+    STL of the same triangles in metres (a scene's meshes joined with their transforms, COLLADA's unit applied),
+    converted by trimesh once and kept in :func:`mesh_cache_dir` under a name from the file's content.
 
     Raises:
         MeshConversionError: trimesh cannot read the file, or it holds no triangles.
@@ -67,6 +68,8 @@ def readable_mesh(path, formats):
         raise MeshConversionError(f"trimesh cannot read it: {error}") from None
     if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0:
         raise MeshConversionError("it holds no triangles")
+    if mesh.units not in (None, "meters", "m"):  # COLLADA's <unit meter="0.01">, as RViz and Gazebo apply it
+        mesh.convert_units("meters")
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(f".{os.getpid()}.part")
     mesh.export(partial, file_type="stl")
@@ -134,13 +137,6 @@ def resolve_meshes(robot, urdf_path, package_dirs=(), formats=None, ground_bodie
                 path = readable
             mesh.set("filename", str(path))
     return report
-
-
-def resolved_urdf_text(urdf_path, package_dirs=(), formats=None, ground_bodies=(), kinds=("collision", "visual")):
-    """The URDF's text with :func:`resolve_meshes` applied, and its :class:`MeshReport`."""
-    tree = ElementTree.parse(urdf_path)
-    report = resolve_meshes(tree.getroot(), urdf_path, package_dirs, formats, ground_bodies, kinds)
-    return ElementTree.tostring(tree.getroot(), encoding="unicode"), report
 
 
 def description_text(urdf_path, package_dirs=()):

@@ -24,7 +24,7 @@ from scipy.spatial import ConvexHull
 
 from humanoid_balance.model.continuation import continue_closure
 from humanoid_balance.model.errors import ClosureError, ModelFileError
-from humanoid_balance.model.meshes import resolve_meshes, rigid_body_links
+from humanoid_balance.model.meshes import UNITLESS_FORMATS, resolve_meshes, rigid_body_links
 from humanoid_balance.model.soles import SoleRectangle
 
 __all__ = ["Sole", "FlatFeet", "RestingFace", "find_feet", "find_flat_feet", "find_sole", "resting_face", "leg_chains",
@@ -95,7 +95,7 @@ def _foot_points(urdf_path, model, data, q, foot_link, package_dirs):
         if link.get("name") not in body:
             for element in link.findall("collision") + link.findall("visual"):
                 link.remove(element)
-    report = resolve_meshes(tree.getroot(), urdf_path, package_dirs, ground_bodies=[body], kinds=("collision",))
+    report = resolve_meshes(tree.getroot(), urdf_path, package_dirs, UNITLESS_FORMATS, [body], ("collision",))
     try:
         geometry = pin.buildGeomFromUrdfString(model, ElementTree.tostring(tree.getroot(), encoding="unicode"),
                                                pin.GeometryType.COLLISION)

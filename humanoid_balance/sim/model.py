@@ -29,14 +29,14 @@ from typing import NamedTuple
 
 import mujoco
 
-from humanoid_balance.model.meshes import resolve_meshes, rigid_body_links
+from humanoid_balance.model.meshes import UNITLESS_FORMATS, resolve_meshes, rigid_body_links
 from humanoid_balance.model.robot import SPECK_MASS
 
 __all__ = ["build_mujoco_model", "MujocoRobot", "IMU_SITE"]
 
 IMU_SITE = "imu"
 VISUAL_PREFIX = "visual_"
-MESH_FORMATS = (".stl", ".obj", ".msh")
+MESH_FORMATS = (*UNITLESS_FORMATS, ".msh")  # what MuJoCo reads
 SOLE_BOX_THICKNESS = 0.01  # [m]
 UNLIMITED_EFFORT = 1e4  # a drive's force limit where the URDF gives none [N, N·m]
 ROBOT_CONTYPE, FLOOR_CONTYPE = 2, 1  # the robot collides with the floor, never with itself
