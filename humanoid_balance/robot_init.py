@@ -2,8 +2,8 @@
 
 DIR/robot.yaml is a ROS 2 parameter file for every node (``/**``), read by the nodes, the demo, the bench and the
 launch files (``robot:=DIR``); DIR/<robot>.urdf is the URDF with a sole link added under each foot;
-DIR/<robot>.loops.yaml the loop closures, copied. The folder is portable: its files name each other relative to it, meshes keep their
-``package://`` URIs and meshes given as files are copied into DIR/meshes. What
+DIR/<robot>.loops.yaml the loop closures, copied. The folder is portable: its files name each other relative to
+it, meshes keep their ``package://`` URIs and meshes given as files are copied into DIR/meshes. What
 :mod:`humanoid_balance.model.robot_setup` finds is printed and written with comments; what the command line gives
 (``--sole``, ``--stance``, ``--limbs``) replaces what it would look for. What it cannot find is written marked
 MISSING, and :class:`IncompleteConfiguration` names the option that gives it: init never stops without a file.

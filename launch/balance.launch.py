@@ -79,11 +79,11 @@ def robot_files(context):
 
 
 def separate_nodes(context, share):
-    robot = robot_file(context)
+    robot, files = robot_file(context), robot_files(context)
     return [Node(package="humanoid_balance", executable=node, name=node, output="screen",
                  parameters=[parameter_file(share, node), robot,  # the robot's values over the defaults
-                             {**robot_files(context), **{parameter: argument_value(context, argument)
-                                                         for parameter, argument in ROBOT + OVERRIDES[node]}}],
+                             {**files, **{parameter: argument_value(context, argument)
+                                          for parameter, argument in ROBOT + OVERRIDES[node]}}],
                  remappings=[(topic, LaunchConfiguration(argument)) for topic, argument in REMAPS[node]])
             for node in NODES]
 

@@ -57,7 +57,8 @@ class NodeStatus:
 class Chain:
     """Start with ``with Chain(rate) as chain:``; the plant at ``rate`` [Hz] on ``robot`` in balance ``mode``,
     free-running, or with ``lockstep`` waiting for each tick's command (immune to the machine's load);
-    ``parameters``: node → {name: value} on top of the experiment's (:func:`~humanoid_balance.bench.dds_loop.overrides`)."""
+    ``parameters``: node → {name: value} on top of the experiment's
+    (:func:`~humanoid_balance.bench.dds_loop.overrides`)."""
 
     started = 0  # chains this process has started
 

@@ -34,7 +34,8 @@ CASES = {
     "(b) sensor noise and biases, IMU tilted 1°": PlantPerturbation(**SENSORS, perturbation_seed=3),
     "(c) commands 1 tick late": PlantPerturbation(command_delay=1, perturbation_seed=4),
     "(c) commands 2 ticks late": PlantPerturbation(command_delay=2, perturbation_seed=5),
-    "(d) all at once": PlantPerturbation(mass_error=0.2, com_error=0.02, **SENSORS, command_delay=2, perturbation_seed=6),
+    "(d) all at once": PlantPerturbation(mass_error=0.2, com_error=0.02, **SENSORS, command_delay=2,
+                                         perturbation_seed=6),
 }
 SMOKE = ("momentum", "(d) all at once", 1)  # CI: one mode, all of it at once, the first push
 PUSH_TIME, PUSH_DURATION, OBSERVED = 1.0, 0.1, 3.0  # a single push for the largest impulse: settle (a perturbed

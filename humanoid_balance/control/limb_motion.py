@@ -25,6 +25,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_balance.control.reference_governor import Limitation
+from humanoid_balance.control.zmp_com import GRAVITY
 
 __all__ = ["LimbTrajectory", "TrajectoryClock", "PoseTargets", "OutOfReach", "limb_reach", "SLOWED",
            "BEYOND_REACH", "WORKSPACE_EDGE", "POSE_APPROACHING", "IGNORED_OUT_OF_REACH"]
@@ -34,7 +35,6 @@ BEYOND_REACH = "brought back onto the limb's reach"
 WORKSPACE_EDGE = "stopped at the edge of the limb's workspace"
 POSE_APPROACHING = "approached at the limb's speed and acceleration limits"
 IGNORED_OUT_OF_REACH = "ignored: farther from the limb's root than its reach"
-GRAVITY = 9.81
 PREVIEW, PREVIEW_STEP = 1.0, 0.01  # [s] of trajectory time looked ahead, and its sampling (each sample the slope of
                                    # the segment it lies on)
 SCALE_RATE_DOWN, SCALE_RATE_UP = 4.0, 1.0  # [1/s] how fast the time scale may fall and recover
@@ -238,7 +238,6 @@ class PoseTargets:
     def __init__(self, robot, limbs, gain=5.0, max_speed=0.3, max_acceleration=1.0, max_angular_speed=1.0):
         if not (gain > 0.0 and max_speed > 0.0 and max_acceleration > 0.0 and max_angular_speed > 0.0):
             raise ValueError("pose_gain, max_limb_speed, max_limb_acceleration and max_limb_angular_speed must be > 0")
-        self.robot = robot
         self.reach = {limb: limb_reach(robot, joints, end) for limb, (joints, end) in limbs.items()}
         self.end_frames = {limb: robot.frame_id(end) for limb, (_, end) in limbs.items()}
         self.gain, self.max_speed, self.max_acceleration = gain, max_speed, max_acceleration
@@ -298,10 +297,6 @@ class PoseTargets:
                 limitations.append(Limitation(name, POSE_APPROACHING, tuple(map(float, goal)),
                                               tuple(map(float, current.translation))))
         return twists, tuple(limitations)
-
-    def forget(self, limb):
-        self.velocity[limb] = np.zeros(3)
-        self.progress.pop(limb, None)
 
     def _stalled(self, limb, goal, error, dt):
         """Whether the end has come no closer to ``goal`` for STALL_TIME while still STALL_DISTANCE from it."""

@@ -3,8 +3,9 @@
 The reference c_w a user sends is
 
 1. projected into what the robot can hold: horizontally into the support polygon of the soles in contact (the part of
-   it where each sole keeps a share of the weight: the balancer's) shrunk by ``margin``, vertically into the height range its legs reach [z_low, z_high] (the balancer's: the legs' length,
-   and where the joint limits stopped a rise or a descent);
+   it where each sole keeps a share of the weight: the balancer's) shrunk by ``margin``, vertically into the height
+   range its legs reach [z_low, z_high] (the balancer's: the legs' length, and where the joint limits stopped a rise
+   or a descent);
 2. approached along a path whose speed and acceleration are bounded, |ċ_r| ≤ v_max and |c̈_r| ≤ a with
    a = min(a_max, ω² margin): by the LIPM (Choi–Kim eq. 23) the reference's own ZMP p_r = c_r − c̈_r/ω² then lies
    within ``margin`` of c_r, which stays in the shrunk polygon, so p_r stays in the support polygon however far the

@@ -6,6 +6,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_balance.model.errors import ModelFileError
+from humanoid_balance.model.support_polygon import SupportPolygon
 
 __all__ = ["SoleRectangle", "sole_rectangle", "polygon_margin"]
 
@@ -96,7 +97,4 @@ def sole_rectangle(robot, sole_frame, tolerance=1e-4):
 def polygon_margin(point, polygon):
     """Distance [m] of ``point`` (x, y, …) inside the convex ``polygon`` ((k, ≥2) counter-clockwise vertices) to its
     nearest edge line; negative outside (the ZMP's stability margin)."""
-    vertices = np.asarray(polygon, dtype=float)[:, :2]
-    edges = np.roll(vertices, -1, axis=0) - vertices
-    inward = np.column_stack([-edges[:, 1], edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]
-    return float(np.min(np.einsum("kj,kj->k", np.asarray(point, dtype=float)[:2] - vertices, inward)))
+    return SupportPolygon(polygon).depth(point)

@@ -55,7 +55,7 @@ class SupportPolygon:
 
     def depth(self, point):
         """Distance of ``point`` (x, y, …) inside the nearest edge line, negative outside [m]."""
-        return float(np.min(self.inward @ np.asarray(point, dtype=float)[:2] - self.offsets))
+        return float(np.min(self.edge_slack(point)))
 
     def edge_slack(self, point):
         """Per edge, how far ``point`` lies inside that edge's line (k,) [m]."""

@@ -25,8 +25,8 @@ from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 from humanoid_balance.resources import robot_config_file
 
 __all__ = ["SENSOR_QOS", "LATEST_QOS", "CHANGES_QOS", "RELIABLE_QOS", "LEVELS", "LEVEL_NAMES", "EXECUTORS",
-           "ThrottledLog", "InputGuard", "LatestInput", "StampedInput", "Diagnostics", "describe", "declare_robot", "subscribe",
-           "advertise", "timer", "autostarted", "run", "USER_MISTAKES"]
+           "ThrottledLog", "InputGuard", "LatestInput", "StampedInput", "Diagnostics", "describe", "declare_robot",
+           "subscribe", "advertise", "timer", "autostarted", "run", "USER_MISTAKES"]
 
 SENSOR_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 """Sensor topics in: best effort (CONVENTIONS.md), and only the latest sample: a node that falls behind works on

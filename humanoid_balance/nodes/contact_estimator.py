@@ -32,7 +32,8 @@ from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
-                                           LatestInput, StampedInput, declare_robot, advertise, describe, run, subscribe, timer)
+                                           LatestInput, StampedInput, declare_robot, advertise, describe, run,
+                                           subscribe, timer)
 from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, check_frame, finite,
                                              imu_reading, point_message, unit_quaternion, vector_values)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter

@@ -11,8 +11,8 @@
   ``effort_offset``);
 - commands applied ``command_delay`` control ticks late.
 
-The draws come from one generator seeded with ``perturbation_seed``: the same perturbation gives the same plant. Units: SI (rad,
-m, s, fractions).
+The draws come from one generator seeded with ``perturbation_seed``: the same perturbation gives the same plant.
+Units: SI (rad, m, s, fractions).
 """
 from typing import NamedTuple
 

@@ -4,8 +4,8 @@ The actuators are driven like ros2_control's forward_command_controller targets:
 through a stiff PD drive, ``velocity`` through a damping drive, ``effort`` directly — each as MuJoCo actuator
 gain and bias (force = gain·ctrl + bias₀ + bias₁·q + bias₂·q̇), integrated implicitly and force-limited. The
 ``impedance`` interface takes all three at once with each actuator's gains, as a torque-controlled robot's joint
-impedance does: force = K (q_d − q) + D (q̇_d − q̇) + τ_ff. A :class:`~humanoid_balance.sim.perturbation.PlantPerturbation`
-makes the plant differ from the robot's files and its sensors lie (masses, centres of mass, noise, biases, a tilted
+impedance does: force = K (q_d − q) + D (q̇_d − q̇) + τ_ff. A
+:class:`~humanoid_balance.sim.perturbation.PlantPerturbation` makes the plant differ from the robot's files and its sensors lie (masses, centres of mass, noise, biases, a tilted
 IMU, late commands); the ground truth stays true.
 Units: SI; quaternions are (x, y, z, w).
 """
@@ -71,6 +71,8 @@ class Simulation:
             robot, soles, friction, force_torque_sensors, timestep, sole_rectangles=sole_rectangles,
             package_dirs=package_dirs)
         self.perturbation = perturbation
+        self.perturbed = perturbation != NOMINAL  # the sensors lie (checked on every reading)
+        self.pending_commands = deque()  # commands not applied yet (command_delay)
         self.rng = np.random.default_rng(perturbation.perturbation_seed)
         self._perturb_model()
         self.data = mujoco.MjData(self.model)
@@ -139,9 +141,8 @@ class Simulation:
         self.effort_scale = perturbation.effort_noise * limits
         self.effort_offset = perturbation.effort_offset * limits * signs(self.rng, model.nu)
         heading = self.rng.uniform(0.0, 2.0 * np.pi)
-        self.imu_tilt = pin.AngleAxis(perturbation.imu_tilt, np.array([np.cos(heading), np.sin(heading), 0.0]))
-        self.imu_tilt = self.imu_tilt.toRotationMatrix()  # the IMU's frame in the root link's
-        self.pending_commands = deque()  # commands not applied yet (command_delay)
+        axis = np.array([np.cos(heading), np.sin(heading), 0.0])
+        self.imu_tilt = pin.AngleAxis(perturbation.imu_tilt, axis).toRotationMatrix()  # the IMU's frame in the root's
 
     @classmethod
     def from_config(cls, config, **options):
@@ -252,7 +253,7 @@ class Simulation:
         efforts[driven] = self.data.actuator_force[actuator[driven]]
         positions, velocities = self.data.qpos[qpos], self.data.qvel[qvel]
         perturbation = self.perturbation
-        if perturbation == NOMINAL:
+        if not self.perturbed:
             return positions, velocities, efforts
         positions = positions + self.position_bias[qpos] + self.rng.normal(scale=perturbation.position_noise,
                                                                            size=len(qpos))
@@ -291,7 +292,7 @@ class Simulation:
             acceleration = data[accelerometer].copy()
         quaternion, angular_velocity = _xyzw(data[orientation]), data[gyro].copy()
         perturbation = self.perturbation
-        if perturbation == NOMINAL:
+        if not self.perturbed:
             return quaternion, angular_velocity, acceleration
         tilt = self.imu_tilt  # the IMU's frame: the root link's, turned by its mounting
         x, y, z, w = quaternion
