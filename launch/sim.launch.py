@@ -8,7 +8,9 @@
 
 The nodes and parameter files are the ones `humanoid-balance demo` runs in one process: balance.launch.py with
 its topics on the plant's (joint_states, imu, actuator_commands), contacts from actuator forces, every node on
-the plant's /clock.
+the plant's /clock. The plant takes config/mujoco_sim.yaml, the robot's values over it (a plant key in a robot.yaml,
+push_duration say, wins), then the arguments: ``real_time`` and the command interface the balance mode sends.
+Like the suite's nodes, the plant is required: if it exits with an error, the launch stops with a non-zero exit.
 
 robot_state_publisher (draws every link in RViz) and RViz are optional: ``robot_state_publisher:=`` and
 ``rviz:=`` take ``auto`` (the default: start it where its package is installed, else say so and go on), ``true``
@@ -24,8 +26,13 @@ from launch.conditions import IfCondition
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
-from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
+
+from humanoid_balance.control.balancer import MODES
+from humanoid_balance.deployment import PLANT, mode_parameters, node_parameters
+from humanoid_balance.launch_support import parameter_file, required
+from humanoid_balance.model.meshes import description_text
+from humanoid_balance.resources import robot_config_file
 
 OPTIONAL = {  # launch argument → the ROS 2 packages it needs
     "robot_state_publisher": ("robot_state_publisher",),
@@ -61,31 +68,24 @@ def choose_optional_nodes(context):
     return actions
 
 
-def robot_nodes(context, share):
+def robot_nodes(context):
     """The plant and robot_state_publisher of the robot the ``robot`` argument names (a folder of
-    humanoid-balance init, its robot.yaml, or a bundled robot)."""
-    from humanoid_balance.control.balancer import COMMAND_INTERFACES  # the installed package, as the nodes use it
-    from humanoid_balance.model.meshes import description_text
-    from humanoid_balance.model.robot_config import robot_file_parameters
-    from humanoid_balance.resources import robot_config_file
-
+    humanoid-balance init, its robot.yaml, or a bundled robot). The plant's parameters: config/mujoco_sim.yaml,
+    the robot's values over them, then the arguments (humanoid_balance.deployment); it is required, as the
+    suite's nodes are."""
     robot = robot_config_file(LaunchConfiguration("robot").perform(context))
-    files = robot_file_parameters(robot)  # absolute: a folder of init names its files relative to itself
-    interface = COMMAND_INTERFACES[LaunchConfiguration("balance_mode").perform(context)]
-    plant = Node(  # takes what the mapper sends: joint impedance in momentum mode, position targets otherwise
-        package="humanoid_balance", executable="mujoco_sim", name="mujoco_sim", output="screen",
-        parameters=[str(robot), PathJoinSubstitution([share, "config", "mujoco_sim.yaml"]),
-                    {**files, "real_time": LaunchConfiguration("real_time"),
-                     "command_interface": interface}],
-    )
+    mode = LaunchConfiguration("balance_mode").perform(context)
+    real_time = LaunchConfiguration("real_time").perform(context) == "true"
+    parameters = node_parameters(PLANT, robot, {**mode_parameters(mode)[PLANT], "real_time": real_time})
+    description = {"robot_description": description_text(parameters["urdf_file"]), "use_sim_time": True}
+    path, cleanup = parameter_file({PLANT: parameters, "robot_state_publisher": description}, PLANT)
+    plant = Node(package="humanoid_balance", executable=PLANT, name=PLANT, output="screen", parameters=[path])
     robot_state_publisher = Node(  # draws every link, passive ones included, from the estimated joint states
-        package="robot_state_publisher", executable="robot_state_publisher", output="screen",
-        condition=IfCondition(LaunchConfiguration("start_robot_state_publisher")),
-        parameters=[{"robot_description": ParameterValue(description_text(files["urdf_file"]), value_type=str),
-                     "use_sim_time": True}],
-        remappings=[("joint_states", "estimated_joint_states")],
+        package="robot_state_publisher", executable="robot_state_publisher", name="robot_state_publisher",
+        output="screen", condition=IfCondition(LaunchConfiguration("start_robot_state_publisher")),
+        parameters=[path], remappings=[("joint_states", "estimated_joint_states")],
     )
-    return [plant, robot_state_publisher]
+    return [cleanup, *required(plant), robot_state_publisher]
 
 
 def generate_launch_description():
@@ -94,9 +94,9 @@ def generate_launch_description():
         DeclareLaunchArgument("robot", default_value="kangaroo_like",
                               description="a folder written by `humanoid-balance init` (or its robot.yaml), or a "
                                           "bundled robot's name"),
-        DeclareLaunchArgument("real_time", default_value="true",
+        DeclareLaunchArgument("real_time", default_value="true", choices=["true", "false"],
                               description="pace the plant to the wall clock (false: as fast as the loop allows)"),
-        DeclareLaunchArgument("balance_mode", default_value="kinematic", choices=["kinematic", "momentum", "viip"],
+        DeclareLaunchArgument("balance_mode", default_value="kinematic", choices=list(MODES),
                               description="centroidal_balancer mode: kinematic | momentum (on the plant's joint "
                                           "impedance) | viip"),
         DeclareLaunchArgument("robot_state_publisher", default_value="auto", choices=list(CHOICES),
@@ -119,4 +119,4 @@ def generate_launch_description():
         parameters=[{"use_sim_time": True}],
     )
     return LaunchDescription([*arguments, OpaqueFunction(function=choose_optional_nodes),
-                              OpaqueFunction(function=robot_nodes, args=[share]), suite, rviz])
+                              OpaqueFunction(function=robot_nodes), suite, rviz])

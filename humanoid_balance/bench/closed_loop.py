@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from humanoid_balance.bench.session import current as current_session
-from humanoid_balance.control.balancer import Balancer, BalancerConfig, BalancerState, Foot
+from humanoid_balance.control.balancer import MODE_PROFILES, Balancer, BalancerConfig, BalancerState, Foot
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.limb_motion import LimbTrajectory
 from humanoid_balance.control.zmp_com import ZmpComGains
@@ -114,7 +114,7 @@ class ClosedLoop:
         config.setdefault("support_margin", robot.support_margin)
         self.balancer = Balancer(self.robot, BalancerConfig(mode=mode, feet=feet, **config), sections)
         if compliance_compensation is None:
-            compliance_compensation = mode == "viip"
+            compliance_compensation = MODE_PROFILES[mode].compliance_compensation
         self.mapper = ActuatorMap(self.robot, impedance=(robot.impedance_stiffness, robot.impedance_damping)
                                   if impedance else None,
                                   drive_compliance=(robot.drive_stiffness, robot.drive_damping)

@@ -40,7 +40,7 @@ from sensor_msgs.msg import JointState
 from humanoid_balance.bench.closed_loop import FALL_DROP, robot_config
 from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_parent, stop, stop_processes
 from humanoid_balance.bench.results import Result
-from humanoid_balance.control.balancer import COMMAND_INTERFACES
+from humanoid_balance.deployment import BALANCE_NODES, PLANT, mode_parameters
 from humanoid_balance.model.robot_config import robot_file_parameters
 from humanoid_balance.nodes.common import LEVEL_NAMES, RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
@@ -59,9 +59,8 @@ NOTE = ("7 DDS closed loop: the plant runs free against the wall clock at the co
 EXPERIMENT = "7 DDS closed loop"
 ROBOT = DEFAULT_ROBOT
 PAPER = "Kangaroo: estimator at 1 kHz, ≈ 0.38 ms/update (C++)"
-SUITE = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")
+SUITE = BALANCE_NODES
 LAYOUTS = {"separate": SUITE, "composed": ("balance_stack",)}
-PLANT = "mujoco_sim"
 RUNS = (("separate", 500), ("separate", 1000), ("composed", 500), ("composed", 1000))
 SECONDS, WARM_UP = 8.0, 2.0                              # measurement and warm-up per run [s]
 SMOKE_LAYOUT, SMOKE_RATE, SMOKE_SECONDS, SMOKE_WARM_UP = "separate", 500, 3.0, 1.0
@@ -97,14 +96,14 @@ def overrides(rate, directory, mode="kinematic", lockstep=False, parameters=None
     ``mode`` momentum runs the balancer on the plant's joint impedance (the mapper's per-actuator gains);
     ``lockstep``: the plant waits for each tick's command instead of running free, and the nodes run on its
     /clock; ``parameters``: node → {name: value} set on top of these."""
-    interface = COMMAND_INTERFACES[mode]
+    profile = mode_parameters(mode)
     table = {PLANT: {"real_time": not lockstep, "lockstep": lockstep, "publish_clock": lockstep,
                      "lockstep_timeout": 5.0 / rate,  # a tick whose command was lost waits five ticks' time
-                     "publish_period": 1.0 / rate, "command_interface": interface},
+                     "publish_period": 1.0 / rate, **profile[PLANT]},
              "state_estimator": {"offsets_file": str(Path(directory) / "offsets.yaml")},  # no calibration of ~/.ros
              "contact_estimator": {"mode": "actuator_forces", "sample_rate": float(rate)},
-             "centroidal_balancer": {"mode": mode},
-             "loop_closure_mapper": {"command_interface": interface}}
+             "centroidal_balancer": profile["centroidal_balancer"],
+             "loop_closure_mapper": profile["loop_closure_mapper"]}
     for node in SUITE:
         table[node]["use_sim_time"] = lockstep
     for node, values in (parameters or {}).items():

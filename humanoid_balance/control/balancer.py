@@ -50,7 +50,7 @@ from humanoid_balance.model.projected_dynamics import gravity_from_com_jacobian
 from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
 from humanoid_balance.model.support_polygon import SupportPolygon, load_sharing_region
 
-__all__ = ["MODES", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer", "Refused"]
+__all__ = ["MODES", "MODE_PROFILES", "ModeProfile", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer", "Refused"]
 
 MODES = ("kinematic", "momentum", "viip")
 HEIGHT_CAP_RELAXATION = 0.02  # [m/s] how fast a CoM height the limits capped is asked for again once they let go
@@ -59,9 +59,19 @@ LOWEST_LEG_FRACTION = 0.5     # the hips are never asked below this fraction of 
 SUPPORT_MOVED = 1e-3          # [m] soles that moved less than this keep their support polygon
 MOMENTUM_MAP_TICKS = 5        # the limbs' preview takes the centroidal momentum matrix of up to this many updates ago
 
-COMMAND_INTERFACES = {"kinematic": "position", "momentum": "impedance", "viip": "position"}
-"""The actuator command interface each mode is made for: position targets for the kinematic modes, the joint
-impedance (position, velocity, feed-forward effort, stiffness, damping) for momentum mode's torques."""
+
+class ModeProfile(NamedTuple):
+    """What a balance mode needs of the robot's drives: the mapper's ``command_interface`` (position targets, or
+    the joint impedance — position, velocity, feed-forward effort, stiffness, damping — for momentum mode's
+    torques) and ``compliance_compensation`` (position targets advanced by the drives' deflection under load)."""
+
+    command_interface: str
+    compliance_compensation: bool = False
+
+
+MODE_PROFILES = {"kinematic": ModeProfile("position"), "momentum": ModeProfile("impedance"),
+                 "viip": ModeProfile("position", compliance_compensation=True)}
+"""Each mode's profile: viip's jumps are dynamic, so the drives' deflection is compensated."""
 
 
 class Support(NamedTuple):

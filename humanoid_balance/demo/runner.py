@@ -10,6 +10,7 @@ a recorder node writes every topic of the graph, on the plant's clock, into a ro
 robot's /tf.
 """
 import gc
+import json
 import sys
 import time
 from pathlib import Path
@@ -27,7 +28,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
-from humanoid_balance.control.balancer import COMMAND_INTERFACES
+from humanoid_balance.deployment import mode_parameters
 from humanoid_balance.demo.report import Recording, metrics, write_report
 from humanoid_balance.model.meshes import description_text
 from humanoid_balance.model.robot_config import robot_file_parameters
@@ -70,12 +71,10 @@ dynamic)."""
 
 
 def mode_overrides(mode):
-    """The balancer's mode and the command interface it is made for, on the mapper and the plant, as
+    """The balancer's mode and what it needs of the mapper and the plant (deployment.mode_parameters), as
     sim.launch.py's balance_mode argument sets them."""
-    interface = COMMAND_INTERFACES[mode]
-    mapper = [f"command_interface:={interface}"] + (["compliance_compensation:=true"] if mode == "viip" else [])
-    return {"centroidal_balancer": [f"mode:={mode}"], "loop_closure_mapper": mapper,
-            "mujoco_sim": [f"command_interface:={interface}"]}
+    return {node: [f"{key}:={json.dumps(value)}" for key, value in values.items()]
+            for node, values in mode_parameters(mode).items()}
 
 
 def real_time_overrides(rate):

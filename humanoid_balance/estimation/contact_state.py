@@ -21,9 +21,10 @@ from humanoid_balance.model.projected_dynamics import gravity_from_joint_jacobia
 from humanoid_balance.model.robot_setup import leg_joints
 from humanoid_balance.model.soles import SoleRectangle, free_contact_twists, sole_rectangle
 
-__all__ = ["ContactEstimator", "ContactEstimate", "FootContact", "FT_SENSORS", "ACTUATOR_FORCES"]
+__all__ = ["ContactEstimator", "ContactEstimate", "FootContact", "CONTACT_MODES", "FT_SENSORS", "ACTUATOR_FORCES"]
 
 FT_SENSORS, ACTUATOR_FORCES = "ft_sensors", "actuator_forces"
+CONTACT_MODES = (FT_SENSORS, ACTUATOR_FORCES)  # where the feet's wrenches come from: F/T sensors, or actuator forces
 
 
 class FootContact(NamedTuple):

@@ -357,7 +357,8 @@ class CentroidalBalancerNode(LifecycleNode):
         values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.last_input_time is None:
-            self.diagnostics.publish("WARN", "waiting for estimated_joint_states and odom", values)
+            self.diagnostics.publish("WARN", f"waiting for {self.resolve_topic_name('estimated_joint_states')} and "
+                                     f"{self.resolve_topic_name('odom')}", values)
         elif self.holding:
             self.diagnostics.publish("WARN", "inputs stale: holding posture", values)
         elif not self.zmp_fresh:  # the kinematic mode's ZMP/CoM control (eq. 24) holds without it

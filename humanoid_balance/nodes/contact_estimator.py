@@ -206,11 +206,12 @@ class ContactEstimatorNode(Node):
         if self.mode == ACTUATOR_FORCES:
             values["weight on the supports [%]"] = 100.0 * self.core.support.fraction()
             values["flight detection"] = ("on (imu)" if self.acceleration.fresh() is not None else
-                                          f"off: no imu within {self.imu_timeout} s (the robot is taken as supported)")
+                                          f"off: no {self.resolve_topic_name('imu')} within {self.imu_timeout} s (the "
+                                          "robot is taken as supported)")
         values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.last is None:
-            self.diagnostics.publish("WARN", "waiting for estimated_joint_states", values)
+            self.diagnostics.publish("WARN", f"waiting for {self.resolve_topic_name('estimated_joint_states')}", values)
             return
         for foot, contact in zip(self.feet, self.last.feet):
             values[f"{foot} state"] = STATE_NAMES[contact.state]

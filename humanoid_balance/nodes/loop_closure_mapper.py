@@ -206,10 +206,10 @@ class LoopClosureMapperNode(LifecycleNode):
         if self.problem is not None:
             self.diagnostics.publish("WARN", self.problem, values)
         elif self.stale():
-            self.diagnostics.publish("WARN", "balance/joint_command stale: holding the posture with zero "
-                                     "feed-forward", values)
+            self.diagnostics.publish("WARN", f"{self.resolve_topic_name('balance/joint_command')} stale: holding the "
+                                     "posture with zero feed-forward", values)
         elif self.last_safe is None:
-            self.diagnostics.publish("WARN", "waiting for balance/joint_command", values)
+            self.diagnostics.publish("WARN", f"waiting for {self.resolve_topic_name('balance/joint_command')}", values)
         else:
             self.diagnostics.publish("OK", "mapping", values)
 

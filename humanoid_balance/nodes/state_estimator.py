@@ -207,7 +207,7 @@ class StateEstimatorNode(Node):
         values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.last_state is None:
-            waiting = ["waiting for joint_states", self.offsets_problem]
+            waiting = [f"waiting for {self.resolve_topic_name('joint_states')}", self.offsets_problem]
             self.diagnostics.publish("WARN", "; ".join(filter(None, waiting)), values)
             return
         values["loop residual"] = self.last_state.residual_norm

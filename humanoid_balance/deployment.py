@@ -1,0 +1,67 @@
+"""How the suite is deployed, written once for the launch files, the demo and the bench: which nodes make the
+suite, what each balance mode asks of the mapper and the plant, and the parameters a node starts with.
+
+A node's parameters are layered, later layers winning: its defaults file (``config/<node>.yaml``), the robot's
+configuration file (its ``/**`` section, then a section of the node's own if it has one), the robot's files as
+absolute paths, then the overrides of whoever starts it. The layers are merged here, into one section per node,
+rather than passed to ROS as several files: ROS 2 applies the sections of several files in the order their keys
+first appear, not in the order of the files, so that a node's own section in its defaults file would win over a
+later ``/**`` one.
+"""
+from pathlib import Path
+
+import yaml
+
+from humanoid_balance.control.balancer import MODE_PROFILES
+from humanoid_balance.model.errors import ModelFileError
+from humanoid_balance.model.robot_config import robot_file_parameters
+from humanoid_balance.resources import config_file
+
+__all__ = ["BALANCE_NODES", "PLANT", "mode_parameters", "node_parameters", "write_parameter_file"]
+
+BALANCE_NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")
+"""The suite's nodes on a robot, in the order a joint state flows through them (balance_stack runs them in one
+process)."""
+PLANT = "mujoco_sim"
+"""The embedded simulator standing in for the robot."""
+
+
+def mode_parameters(mode):
+    """node → {parameter: value} that balance ``mode`` needs (control.balancer.MODE_PROFILES): the balancer's
+    mode, the mapper's command interface and compliance compensation, the plant's command interface."""
+    profile = MODE_PROFILES[mode]
+    return {"centroidal_balancer": {"mode": mode},
+            "loop_closure_mapper": {"command_interface": profile.command_interface,
+                                    "compliance_compensation": profile.compliance_compensation},
+            PLANT: {"command_interface": profile.command_interface}}
+
+
+def _node_section(path, node):
+    """The ros__parameters parameter file ``path`` gives ``node``: its ``/**`` section, then the node's own."""
+    try:
+        document = yaml.safe_load(Path(path).read_text()) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise ModelFileError(path, None, f"cannot read it as a ROS 2 parameter file: {error}") from None
+    values = {}
+    for key in ("/**", f"/**/{node}", node, f"/{node}"):
+        values.update((document.get(key) or {}).get("ros__parameters") or {})
+    return values
+
+
+def node_parameters(node, robot_file, overrides=None):
+    """The parameters ``node`` starts with: config/<node>.yaml, the robot configuration file ``robot_file``, its
+    files made absolute, then ``overrides`` ({parameter: value}), later ones winning.
+
+    Raises:
+        ModelFileError: a parameter file or the robot configuration cannot be read.
+    """
+    return {**_node_section(config_file(f"{node}.yaml"), node), **_node_section(robot_file, node),
+            **robot_file_parameters(robot_file), **(overrides or {})}
+
+
+def write_parameter_file(parameters, path):
+    """Write ``parameters`` (node → {parameter: value}) as a ROS 2 parameter file, one ``/**/<node>`` section per
+    node: what one process running several of the nodes (balance_stack) or each of them is given."""
+    document = {f"/**/{node}": {"ros__parameters": values} for node, values in parameters.items()}
+    Path(path).write_text(yaml.safe_dump(document, sort_keys=False))
+    return Path(path)
