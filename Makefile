@@ -6,6 +6,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# ROS 2's launch system as wheels (launch, launch_ros, launch_testing, ros2launch): installed when the folder exists,
+# so that the launch tests run; without it they skip, saying so.
+ROS2_LAUNCH ?= ../shared/ros2-launch
 # The machine's pip configuration may list local mirrors that do not exist; hide those warnings only
 # (grep's "no line left" status 1 is fine; pip's own failure still fails the pipeline).
 QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || test $$? -eq 1; }
@@ -17,6 +20,8 @@ $(STAMP): requirements.txt requirements-test.txt setup.py setup.cfg pyproject.to
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements-test.txt 2>&1 | $(QUIET_PIP)
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . 2>&1 | $(QUIET_PIP)
+	if [ -x $(ROS2_LAUNCH)/install.sh ]; then $(ROS2_LAUNCH)/install.sh $(VENV) 2>&1 | $(QUIET_PIP); \
+	else echo "no $(ROS2_LAUNCH): the launch tests will skip"; fi
 	$(BIN)/python -c "import rclpy, pinocchio, osqp, daqp, mujoco, scipy, yaml, rosbags, humanoid_balance"
 	test -x $(BIN)/humanoid-balance
 	touch $(STAMP)

@@ -4,6 +4,7 @@ Every process started by the tests inherits these variables, so parallel session
 (two CI runs, a developer running tests twice) never see each other's topics.
 """
 import os
+import sys
 
 import pytest
 
@@ -19,3 +20,15 @@ os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
 def ros_domain_id():
     """The DDS domain of this test session."""
     return DOMAIN_ID
+
+
+@pytest.fixture(scope="session")
+def install_space(tmp_path_factory):
+    """The package built by colcon into a temporary workspace, once per session: an install_space.Workspace."""
+    from install_space import COLCON, build
+
+    if not COLCON.exists():
+        pytest.skip(f"colcon is not installed next to {sys.executable}")
+    workspace, output = build(tmp_path_factory.mktemp("colcon_ws"))
+    assert workspace is not None, output
+    return workspace

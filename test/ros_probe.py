@@ -5,7 +5,9 @@ import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from lifecycle_msgs.msg import State, Transition
 from lifecycle_msgs.srv import ChangeState, GetState
+from rcl_interfaces.srv import GetParameters
 from rclpy.node import Node
+from rclpy.parameter import parameter_value_to_python
 from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 
 RELIABLE = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
@@ -32,6 +34,7 @@ class Probe:
         self.executor.add_node(self.node)
         self.received = {}
         self.diagnostics = {}
+        self.diagnostic_stamps = {}  # status name → stamp of the last array carrying it [s]
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, RELIABLE)
 
     def publisher(self, message_type, topic, sensor=True):
@@ -47,6 +50,7 @@ class Probe:
     def _on_diagnostics(self, array):
         for status in array.status:
             self.diagnostics[status.name] = status
+            self.diagnostic_stamps[status.name] = array.header.stamp.sec + 1e-9 * array.header.stamp.nanosec
 
     def spin_until(self, condition, timeout=20.0, on_tick=None, period=0.01):
         """Spin (calling ``on_tick`` once every ``period`` s of wall time, however many messages arrive meanwhile)
@@ -107,6 +111,13 @@ class Probe:
             if state == LIFECYCLE_START_STATES[transition_id]:
                 futures.append(client.call_async(request))
         return False
+
+    def parameters(self, node_name, names, timeout=30.0):
+        """{name: value} of ``names`` as node ``node_name`` holds them (None: not declared)."""
+        request = GetParameters.Request(names=list(names))
+        answer = self.call(GetParameters, f"/{node_name}/get_parameters", request, timeout)
+        return {name: parameter_value_to_python(value) if value.type else None
+                for name, value in zip(names, answer.values)}
 
     def diagnostic_values(self, name):
         status = self.diagnostics.get(name)

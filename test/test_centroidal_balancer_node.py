@@ -160,7 +160,7 @@ def test_mahru_configuration_from_the_readme_comes_up(kangaroo):
                                   str(config / "robots" / "mahru.yaml")])
     try:
         assert session.run(lambda: DIAGNOSTIC in session.probe.diagnostics, timeout=15.0, feed=False), session.report()
-        assert session.probe.diagnostics[DIAGNOSTIC].message == "waiting for estimated_joint_states and odom"
+        assert session.probe.diagnostics[DIAGNOSTIC].message == "waiting for /estimated_joint_states and /odom"
     finally:
         returncode, _, stderr = session.stop()
     assert returncode == 0, stderr

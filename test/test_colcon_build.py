@@ -1,26 +1,18 @@
-"""The package as colcon installs it: build into a temporary workspace, then use only its install space.
-
-What users run is ``install/``, not this repository's editable install: the environment is the one
-``source install/setup.bash`` gives, and a ``sitecustomize`` masks the editable install (its import finder and the
-source tree on ``sys.path``), so a module or data file that only the source tree has fails here as it would on a
-robot.
-"""
+"""The package as colcon installs it (install_space.py: a temporary workspace, the editable install masked): its
+executables, data, modules and nodes from ``install/`` alone, ``colcon test``, and signals during start-up."""
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from install_space import COLCON, REPO
 from ros_probe import Probe
 
-REPO = Path(__file__).resolve().parents[1]
-COLCON = Path(sys.executable).with_name("colcon")
 NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "mujoco_sim",
          "balance_stack")
 DIAGNOSTICS = {"state_estimator": "estimation", "contact_estimator": "contacts", "centroidal_balancer": "balance",
@@ -28,11 +20,6 @@ DIAGNOSTICS = {"state_estimator": "estimation", "contact_estimator": "contacts",
 STACK = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")  # in balance_stack
 START_TIMEOUT = 90.0  # for all five nodes to start together on a loaded 2-core machine [s]
 STAY_UP = 5.0         # each node must keep running this long after its first diagnostics [s]
-MASK = f"""\
-import sys
-sys.meta_path[:] = [finder for finder in sys.meta_path if "__editable__" not in getattr(finder, "__module__", "")]
-sys.path[:] = [entry for entry in sys.path if entry.rstrip("/") != {str(REPO)!r}]
-"""
 
 
 def console_scripts():
@@ -49,47 +36,9 @@ def source_modules():
     return names
 
 
-class Workspace:
-    """A colcon install space and the environment that ``source install/setup.bash`` gives, editable install
-    masked."""
-
-    def __init__(self, root):
-        self.root = root
-        self.install = root / "install"
-        self.prefix = self.install / "humanoid_balance"
-        self.executables = self.prefix / "lib" / "humanoid_balance"
-        mask = root / "mask"
-        mask.mkdir()
-        (mask / "sitecustomize.py").write_text(MASK)
-        sourced = subprocess.run(["bash", "-c", f"source {self.install / 'setup.bash'} && env -0"],
-                                 capture_output=True, text=True, check=True, cwd=root, timeout=60)
-        self.environment = dict(line.split("=", 1) for line in sourced.stdout.split("\0") if "=" in line)
-        self.environment["PYTHONPATH"] = f"{mask}{os.pathsep}{self.environment['PYTHONPATH']}"
-        self.environment["HOME"] = str(root)  # no calibration file or ROS log of the developer's
-
-    def python(self, code):
-        """Run ``code`` with this install's environment, from outside the repository."""
-        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=self.root,
-                              env=self.environment, timeout=300)
-
-    def start(self, name):
-        return subprocess.Popen([str(self.executables / name)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, cwd=self.root, env=self.environment)
-
-
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory):
-    if not COLCON.exists():
-        pytest.skip(f"colcon is not installed next to {sys.executable}")
-    root = tmp_path_factory.mktemp("colcon_ws")
-    result = subprocess.run(
-        [str(COLCON), "--log-base", str(root / "log"), "build", "--paths", str(REPO),
-         "--build-base", str(root / "build"), "--install-base", str(root / "install")],
-        cwd=root, capture_output=True, text=True, timeout=300,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    yield Workspace(root)
-    shutil.rmtree(root, ignore_errors=True)
+def workspace(install_space):
+    return install_space
 
 
 def finish(process, signal_number=signal.SIGINT, timeout=20.0):

@@ -196,7 +196,7 @@ def test_starts_with_the_shipped_parameter_file_and_reports_diagnostics(tmp_path
     session = Session(tmp_path / "offsets.yaml", robot, ["--params-file", str(parameters)])
     try:
         assert session.probe.spin_until(lambda: DIAGNOSTIC in session.probe.diagnostics, 15.0)
-        assert session.probe.diagnostics[DIAGNOSTIC].message == "waiting for joint_states"
+        assert session.probe.diagnostics[DIAGNOSTIC].message == "waiting for /joint_states"
     finally:
         returncode, _, stderr = session.stop()
     assert returncode == 0, stderr
