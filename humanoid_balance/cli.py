@@ -283,7 +283,7 @@ def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT,
     from humanoid_balance.demo.report import comparison
     from humanoid_balance.demo.runner import run_demo, summary
     from humanoid_balance.demo.scenario import SCENARIOS
-    from humanoid_balance.nodes.common import USER_MISTAKES
+    from humanoid_balance.nodes.entry import USER_MISTAKES
     from humanoid_balance.recording import bag_path
 
     needed = SCENARIOS[scenario].mode

@@ -1,5 +1,6 @@
-"""How the suite is deployed, written once for the launch files, the demo and the bench: which nodes make the
-suite, what each balance mode asks of the mapper and the plant, and the parameters a node starts with.
+"""How the suite is deployed, written once for the launch files, the demo and the bench: the suite's nodes
+(humanoid_balance.nodes.BALANCE_NODES and PLANT), what each balance mode asks of the mapper and the plant, and the
+parameters a node starts with.
 
 A node's parameters are layered, later layers winning: its defaults file (``config/<node>.yaml``), the robot's
 configuration file (its ``/**`` section, then a section of the node's own if it has one), the robot's files as
@@ -15,15 +16,11 @@ import yaml
 from humanoid_balance.control.balancer import MODE_PROFILES
 from humanoid_balance.model.errors import ModelFileError
 from humanoid_balance.model.robot_config import robot_file_parameters
+from humanoid_balance.nodes import BALANCE_NODES, PLANT
 from humanoid_balance.resources import config_file
 
 __all__ = ["BALANCE_NODES", "PLANT", "mode_parameters", "node_parameters", "write_parameter_file"]
 
-BALANCE_NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")
-"""The suite's nodes on a robot, in the order a joint state flows through them (balance_stack runs them in one
-process)."""
-PLANT = "mujoco_sim"
-"""The embedded simulator standing in for the robot."""
 
 
 def mode_parameters(mode):

@@ -23,7 +23,7 @@ from humanoid_balance.bench.chain import Chain
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import load_robot_config
 from humanoid_balance.model.soles import SoleRectangle
-from humanoid_balance.nodes.common import LATEST_QOS, RELIABLE_QOS
+from humanoid_balance.nodes.qos import LATEST_QOS, RELIABLE_QOS
 from humanoid_balance.nodes.messages import trajectory_message
 from humanoid_balance.resources import DEFAULT_ROBOT, robot_config_file
 

@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from humanoid_balance.nodes import BALANCE_NODES, NODES
 from install_space import COLCON, REPO
 from ros_probe import Probe
 
-NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "mujoco_sim",
-         "balance_stack")
 DIAGNOSTICS = {"state_estimator": "estimation", "contact_estimator": "contacts", "centroidal_balancer": "balance",
                "loop_closure_mapper": "mapping", "mujoco_sim": "simulation"}
-STACK = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")  # in balance_stack
+STACK = BALANCE_NODES  # in balance_stack
 START_TIMEOUT = 90.0  # for all five nodes to start together on a loaded 2-core machine [s]
 STAY_UP = 5.0         # each node must keep running this long after its first diagnostics [s]
 

@@ -12,7 +12,8 @@ from rclpy.node import Node
 from std_msgs.msg import Float64
 
 from humanoid_balance.nodes import intra_process
-from humanoid_balance.nodes.common import LATEST_QOS, RELIABLE_QOS, InputGuard, advertise, subscribe
+from humanoid_balance.nodes.input_guard import InputGuard, advertise, subscribe
+from humanoid_balance.nodes.qos import LATEST_QOS, RELIABLE_QOS
 from ros_probe import Probe
 
 pytestmark = pytest.mark.dds

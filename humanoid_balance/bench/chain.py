@@ -21,7 +21,8 @@ from rclpy.parameter import Parameter
 from humanoid_balance.bench.dds_loop import (PLANT, START_TIMEOUT, SUITE, environment_variables, ros_arguments,
                                              ros_environment)
 from humanoid_balance.bench.processes import NodeProcess, stop
-from humanoid_balance.nodes.common import LEVEL_NAMES, RELIABLE_QOS
+from humanoid_balance.nodes.diagnostics import LEVEL_NAMES
+from humanoid_balance.nodes.qos import RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT
 
 __all__ = ["Chain", "NodeStatus", "resident_memory"]

@@ -42,7 +42,8 @@ from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_
 from humanoid_balance.bench.results import Result
 from humanoid_balance.deployment import BALANCE_NODES, PLANT, mode_parameters
 from humanoid_balance.model.robot_config import robot_file_parameters
-from humanoid_balance.nodes.common import LEVEL_NAMES, RELIABLE_QOS
+from humanoid_balance.nodes.diagnostics import LEVEL_NAMES
+from humanoid_balance.nodes.qos import RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
 __all__ = ["NOTE", "ROBOT", "run", "measure", "ping_pong", "ring", "rows", "ring_row", "LoopRun", "LAYOUTS"]

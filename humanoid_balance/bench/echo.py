@@ -4,7 +4,9 @@ stands for the node chain (``python -m humanoid_balance.bench.echo [--ros-args -
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
-from humanoid_balance.nodes.common import LATEST_QOS, RELIABLE_QOS, InputGuard, run
+from humanoid_balance.nodes.entry import run
+from humanoid_balance.nodes.input_guard import InputGuard
+from humanoid_balance.nodes.qos import LATEST_QOS, RELIABLE_QOS
 
 
 class EchoNode(Node):

@@ -20,7 +20,7 @@ from std_msgs.msg import Float64MultiArray, Int8, String
 
 from humanoid_balance.mapping import COMMAND_FIELDS
 from humanoid_balance.model.meshes import description_text
-from humanoid_balance.nodes.common import RELIABLE_QOS, SENSOR_QOS
+from humanoid_balance.nodes.qos import RELIABLE_QOS, SENSOR_QOS
 from humanoid_balance.nodes.messages import (Float64ArrayWriter, JointStateWriter, OdometryWriter, point_message,
                                              wrench_message)
 from humanoid_balance.recording import LATCHED_QOS, Bag, RobotTransforms

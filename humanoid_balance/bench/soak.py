@@ -20,7 +20,7 @@ from humanoid_balance.bench.dds_loop import PLANT, SUITE
 from humanoid_balance.bench.results import Result
 from humanoid_balance.demo.scenario import ArmDance
 from humanoid_balance.model import load_robot
-from humanoid_balance.nodes.common import RELIABLE_QOS
+from humanoid_balance.nodes.qos import RELIABLE_QOS
 from humanoid_balance.nodes.messages import trajectory_message
 from humanoid_balance.resources import DEFAULT_ROBOT
 

@@ -33,13 +33,10 @@ from humanoid_balance.demo.report import Recording, metrics, write_report
 from humanoid_balance.model.meshes import description_text
 from humanoid_balance.model.robot_config import robot_file_parameters
 from humanoid_balance.model.soles import polygon_margin
-from humanoid_balance.nodes.centroidal_balancer import CentroidalBalancerNode
-from humanoid_balance.nodes.common import LEVEL_NAMES, RELIABLE_QOS, autostarted
+from humanoid_balance.nodes import BALANCE_NODES, PLANT, node_factory
+from humanoid_balance.nodes.diagnostics import LEVEL_NAMES
 from humanoid_balance.nodes.messages import stamp_seconds, trajectory_message
-from humanoid_balance.nodes.contact_estimator import ContactEstimatorNode
-from humanoid_balance.nodes.loop_closure_mapper import LoopClosureMapperNode
-from humanoid_balance.nodes.mujoco_sim import MujocoSimNode
-from humanoid_balance.nodes.state_estimator import StateEstimatorNode
+from humanoid_balance.nodes.qos import RELIABLE_QOS
 from humanoid_balance.progress import Progress
 from humanoid_balance.recording import LATCHED_QOS, Bag, GraphRecorder, RobotTransforms, TransformRecorder
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
@@ -47,13 +44,8 @@ from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_
 __all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES", "BALANCE_MODES"]
 
 SEVERITY = ("OK", "WARN", "STALE", "ERROR")
-SUITE = {  # node name → (class factory, parameter file), as sim.launch.py starts them
-    "mujoco_sim": (MujocoSimNode, "mujoco_sim.yaml"),
-    "state_estimator": (StateEstimatorNode, "state_estimator.yaml"),
-    "contact_estimator": (ContactEstimatorNode, "contact_estimator.yaml"),
-    "centroidal_balancer": (autostarted(CentroidalBalancerNode), "centroidal_balancer.yaml"),
-    "loop_closure_mapper": (autostarted(LoopClosureMapperNode), "loop_closure_mapper.yaml"),
-}
+SUITE = {name: (node_factory(name), f"{name}.yaml") for name in (PLANT, *BALANCE_NODES)}
+"""node name → (what builds it, its parameter file), as sim.launch.py starts them."""
 SIMULATION_OVERRIDES = {  # what sim.launch.py passes on top of the files: the plant's clock, no foot F/T sensors
     "mujoco_sim": ["ground_truth_rate:=0.0"],  # the report samples the ground truth at every tick
     "state_estimator": ["use_sim_time:=true"],

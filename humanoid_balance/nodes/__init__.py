@@ -1,5 +1,10 @@
 """Thin rclpy nodes: parameters, topics, one call into the core per callback.
 
+What they share, one concept per module: ``qos`` (the QoS profiles), ``parameters`` (descriptors, the robot
+configuration's parameters), ``stamp_policy`` (input stamps, on plain numbers), ``input_guard`` (guarded callbacks,
+rejections, the latest inputs), ``diagnostics`` (/diagnostics), ``entry`` (the console entry point and its
+executor), ``intra_process`` (balance_stack's in-process topics), ``messages`` (conversions).
+
 The console scripts enter through the functions here. They import their node's module only once they run, after
 taking SIGINT and SIGTERM over, so that Ctrl-C or a SIGTERM at any moment of a node's start-up, its imports
 included, ends it with exit code 0, as launch expects of a node it shuts down: a signal during the imports is
@@ -10,12 +15,16 @@ node is ending, further signals are ignored.
 import importlib
 import signal
 
-__all__ = ["NODES", "shutdown_requested", "state_estimator", "contact_estimator", "centroidal_balancer",
+__all__ = ["BALANCE_NODES", "PLANT", "NODES", "node_factory", "shutdown_requested", "state_estimator", "contact_estimator", "centroidal_balancer",
            "loop_closure_mapper", "mujoco_sim", "balance_stack"]
 
-NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "mujoco_sim",
-         "balance_stack")
-"""The node executables, each a module of this package with ``main(args)`` (balance_stack: the first four in one
+BALANCE_NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")
+"""The suite's nodes on a robot, in the order a joint state flows through them — the one list the launch files,
+the demo, the bench and the tests read."""
+PLANT = "mujoco_sim"
+"""The embedded simulator standing in for the robot."""
+NODES = (*BALANCE_NODES, PLANT, "balance_stack")
+"""The node executables, each a module of this package with ``main(args)`` (balance_stack: the BALANCE_NODES in one
 process)."""
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -44,6 +53,12 @@ def _entry_point(module):
                 signal.signal(signal_number, signal.SIG_IGN)
     main.__name__ = main.__qualname__ = module
     return main
+
+
+def node_factory(name):
+    """What builds node ``name`` (one of BALANCE_NODES or PLANT): its module's FACTORY, a node class or, for a
+    lifecycle node, one that configures and activates it as its ``autostart`` parameter says."""
+    return importlib.import_module(f"{__name__}.{name}").FACTORY
 
 
 state_estimator = _entry_point("state_estimator")

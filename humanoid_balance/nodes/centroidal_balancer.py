@@ -21,7 +21,7 @@ so does the kinematic mode without a fresh zmp (its ZMP/CoM control, Choi–Kim 
 balance/joint_command follows every estimate; balance/com, the markers and the desired wrenches, which only people
 look at, go out at ``display_rate`` while something subscribes to them.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
-not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
+not adopted; a sustained jump of the source's clock is followed (nodes/stamp_policy.py).
 """
 import numpy as np
 import pinocchio as pin
@@ -41,8 +41,11 @@ from humanoid_balance.control.limb_motion import OutOfReach
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
-from humanoid_balance.nodes.common import (CHANGES_QOS, LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, LatestInput,
-                                           autostarted, declare_robot, advertise, describe, run, subscribe, timer)
+from humanoid_balance.nodes.diagnostics import Diagnostics
+from humanoid_balance.nodes.entry import autostarted, run
+from humanoid_balance.nodes.input_guard import InputGuard, LatestInput, advertise, subscribe, timer
+from humanoid_balance.nodes.parameters import declare_robot, describe
+from humanoid_balance.nodes.qos import CHANGES_QOS, LATEST_QOS, RELIABLE_QOS
 from humanoid_balance.nodes.limitations import Limitations
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, RejectedMessage, check_frame,
                                              contact_phase, finite, point_message, read_limb_trajectory,
@@ -383,5 +386,9 @@ class CentroidalBalancerNode(LifecycleNode):
         self.limitations.next_report()
 
 
+FACTORY = autostarted(CentroidalBalancerNode)
+"""What builds this node (the demo and balance_stack build it too)."""
+
+
 def main(args=None):
-    return run(autostarted(CentroidalBalancerNode), "centroidal_balancer", args)
+    return run(FACTORY, "centroidal_balancer", args)

@@ -15,7 +15,7 @@ zmp and contact/<foot>/wrench follow every estimate; contact/<foot>/state when i
 the CoPs, the support polygon and the markers, which only people look at, at ``display_rate`` and only while
 something subscribes to them.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
-not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
+not adopted; a sustained jump of the source's clock is followed (nodes/stamp_policy.py).
 """
 import numpy as np
 from geometry_msgs.msg import Point, Point32, PointStamped, PolygonStamped, Vector3, WrenchStamped
@@ -31,9 +31,11 @@ from humanoid_balance.estimation.contact_state import ACTUATOR_FORCES, FT_SENSOR
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import check_robot_config
-from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
-                                           LatestInput, StampedInput, declare_robot, advertise, describe, run,
-                                           subscribe, timer)
+from humanoid_balance.nodes.diagnostics import Diagnostics
+from humanoid_balance.nodes.entry import run
+from humanoid_balance.nodes.input_guard import InputGuard, LatestInput, StampedInput, advertise, subscribe, timer
+from humanoid_balance.nodes.parameters import declare_robot, describe
+from humanoid_balance.nodes.qos import LATEST_QOS, RELIABLE_QOS, SENSOR_QOS
 from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, check_frame, finite,
                                              imu_reading, point_message, unit_quaternion, vector_values)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
@@ -227,5 +229,9 @@ class ContactEstimatorNode(Node):
         self.diagnostics.publish("WARN" if problems else "OK", "; ".join(problems) or "estimating", values)
 
 
+FACTORY = ContactEstimatorNode
+"""What builds this node (the demo and balance_stack build it too)."""
+
+
 def main(args=None):
-    return run(ContactEstimatorNode, "contact_estimator", args)
+    return run(FACTORY, "contact_estimator", args)

@@ -17,7 +17,7 @@ Near a singularity (cond(P·J_m) > max_condition) or when the outputs cannot be 
 held and reported; limits clamp and are counted. No balance/joint_command for `command_timeout`: the last safe
 posture is held with zero velocity and zero feed-forward effort, never a stale torque.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
-not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
+not adopted; a sustained jump of the source's clock is followed (nodes/stamp_policy.py).
 """
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
@@ -27,8 +27,11 @@ from std_msgs.msg import Float64MultiArray
 
 from humanoid_balance.mapping import COMMAND_FIELDS, IMPEDANCE_FIELDS, ActuatorMap
 from humanoid_balance.model import ClosureError, ModelError, SingularConfigurationError, load_robot
-from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, Diagnostics, InputGuard, autostarted,
-                                           declare_robot, advertise, describe, run, subscribe, timer)
+from humanoid_balance.nodes.diagnostics import Diagnostics
+from humanoid_balance.nodes.entry import autostarted, run
+from humanoid_balance.nodes.input_guard import InputGuard, advertise, subscribe, timer
+from humanoid_balance.nodes.parameters import declare_robot, describe
+from humanoid_balance.nodes.qos import LATEST_QOS, RELIABLE_QOS
 from humanoid_balance.nodes.messages import Float64ArrayWriter, JointStateReader, JointStateWriter, RejectedMessage
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
 
@@ -227,5 +230,9 @@ def checked_interface(interface, efforts_as_motor_torques, compliance_compensati
     return interface
 
 
+FACTORY = autostarted(LoopClosureMapperNode)
+"""What builds this node (the demo and balance_stack build it too)."""
+
+
 def main(args=None):
-    return run(autostarted(LoopClosureMapperNode), "loop_closure_mapper", args)
+    return run(FACTORY, "loop_closure_mapper", args)

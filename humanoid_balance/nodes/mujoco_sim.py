@@ -31,8 +31,11 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray
 
 from humanoid_balance.model.loop_closures import load_loop_closures
-from humanoid_balance.nodes.common import (LATEST_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
-                                           declare_robot, advertise, describe, run, subscribe, timer)
+from humanoid_balance.nodes.diagnostics import Diagnostics
+from humanoid_balance.nodes.entry import run
+from humanoid_balance.nodes.input_guard import InputGuard, advertise, subscribe, timer
+from humanoid_balance.nodes.parameters import declare_robot, describe
+from humanoid_balance.nodes.qos import LATEST_QOS, RELIABLE_QOS, SENSOR_QOS
 from humanoid_balance.nodes.messages import (JointStateWriter, OdometryWriter, RejectedMessage, WrenchWriter, finite,
                                              point_message, vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
@@ -242,5 +245,9 @@ class MujocoSimNode(Node):
             self.diagnostics.publish("OK", "simulating", values)
 
 
+FACTORY = MujocoSimNode
+"""What builds this node (the demo and balance_stack build it too)."""
+
+
 def main(args=None):
-    return run(MujocoSimNode, "mujoco_sim", args)
+    return run(FACTORY, "mujoco_sim", args)

@@ -16,7 +16,7 @@ With the imu's linear_acceleration, the base is predicted from the accelerometer
 kinematics (position_time_constant, velocity_time_constant; a kinematic velocity more than kinematic_gate from the
 prediction is not taken): contact phases are known late, the accelerometer is not (estimation/floating_base.py).
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
-not adopted; a sustained jump of the source's clock is followed (InputGuard in nodes/common.py).
+not adopted; a sustained jump of the source's clock is followed (nodes/stamp_policy.py).
 """
 from pathlib import Path
 
@@ -33,8 +33,11 @@ from humanoid_balance.estimation import ImuSample, RobotStateEstimator, load_off
 from humanoid_balance.estimation.robot_state import LEVEL_IMU
 from humanoid_balance.model import ModelFileError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
-from humanoid_balance.nodes.common import (CHANGES_QOS, RELIABLE_QOS, SENSOR_QOS, Diagnostics, InputGuard,
-                                           LatestInput, declare_robot, advertise, describe, run, subscribe, timer)
+from humanoid_balance.nodes.diagnostics import Diagnostics
+from humanoid_balance.nodes.entry import run
+from humanoid_balance.nodes.input_guard import InputGuard, LatestInput, advertise, subscribe, timer
+from humanoid_balance.nodes.parameters import declare_robot, describe
+from humanoid_balance.nodes.qos import CHANGES_QOS, RELIABLE_QOS, SENSOR_QOS
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, OdometryWriter, contact_phase,
                                              imu_reading)
 from humanoid_balance.nodes.timing import CallbackTiming, RateMeter
@@ -223,5 +226,9 @@ class StateEstimatorNode(Node):
         self.diagnostics.publish(level, text, values)
 
 
+FACTORY = StateEstimatorNode
+"""What builds this node (the demo and balance_stack build it too)."""
+
+
 def main(args=None):
-    return run(StateEstimatorNode, "state_estimator", args)
+    return run(FACTORY, "state_estimator", args)
