@@ -35,7 +35,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
-from humanoid_balance.control.joint_limits import JointLimits
+from humanoid_balance.control.joint_limits import JointLimits, LimitStatus
 from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, ZMP_MARGIN_FRACTION, limb_reach
 from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
                                                        desired_com_wrench, joint_torques)
@@ -314,9 +314,9 @@ class Balancer:
             limits = self.joint_limits.apply(motion, kinematics.T, state.q, self.position_command, dt, lambda: (
                 kinematics.com_jacobian(), [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
             velocity = limits.velocity[6:]
-            self.limited += limits.status == "limited"
+            self.limited += limits.status is LimitStatus.LIMITED
             self._cap_height(motion, limits, state, com, dt)
-            if config.mode == "viip" and limits.status == "limited" and self.schedule.name == "standing":
+            if config.mode == "viip" and limits.status is LimitStatus.LIMITED and self.schedule.name == "standing":
                 # the COG velocity commanded is now the kept motion's: the SRV follows it (anti-windup)
                 self.srv = kinematics.com_jacobian() @ limits.velocity
         position = self.position_command + dt * velocity
@@ -339,6 +339,7 @@ class Balancer:
                   "angular momentum [kg m²/s]": math.hypot(*momentum[3:]),
                   "clamped values": self.clamped, "restarts from the measured posture": self.restarts,
                   "joint limits": "n/a" if limits is None else limits.status,
+                  "joint limits solver flag": 0 if limits is None else limits.solver_flag,
                   "joints at a limit": ", ".join(limits.limited) if limits is not None and limits.limited else "none",
                   "updates limited by joint limits": self.limited,
                   "CoM height out of reach [m]": max(0.0, float(state.com_reference[2] - granted.target[2])),
@@ -452,7 +453,7 @@ class Balancer:
         ankles' and knees' motion the balance needs; so where the limits take away a rise the resolution asked, the
         height range is capped at the CoM's height, and the cap rises again at HEIGHT_CAP_RELAXATION once they let go,
         until the reference is below it."""
-        if limits.status == "limited" and self.leg_limits.intersection(limits.limited):
+        if limits.status is LimitStatus.LIMITED and self.leg_limits.intersection(limits.limited):
             J_z = self.kinematics.com_jacobian()[2]
             asked, kept = J_z @ motion, J_z @ limits.velocity
             if asked > 0.0 and kept < asked - RISE_TOLERANCE:

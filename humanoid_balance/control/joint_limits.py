@@ -23,12 +23,13 @@ the hips; legs stretched to their actuators' stroke stop raising the CoM. Veloci
 drives move at their own speed, and the command's velocity is clamped downstream (the balancer, the mapper).
 Units: m, rad, s.
 """
+from enum import StrEnum
 from typing import NamedTuple
 
 import daqp
 import numpy as np
 
-__all__ = ["JointLimits", "LimitedMotion"]
+__all__ = ["JointLimits", "LimitedMotion", "LimitStatus"]
 
 TOLERANCE = 1e-9  # [m/s, rad/s] a rate this close to its bound is within (a joint resting at its limit)
 SOLVED = 1e-6     # [m/s, rad/s] a solution's rate this close to its bound is at it
@@ -36,10 +37,20 @@ OPTIMAL = 1       # DAQP's exit flag of an optimal solution
 EQUALITY, INEQUALITY = 5, 0  # DAQP's constraint senses
 
 
+class LimitStatus(StrEnum):
+    """What the limits did to a motion: nothing, changed it to keep them, or could not (ν_o* kept as it was; the
+    limits clamp downstream)."""
+
+    FREE = "free"
+    LIMITED = "limited"
+    NOT_MET = "not met"
+
+
 class LimitedMotion(NamedTuple):
     velocity: np.ndarray   # ν_o: base twist (base frame) then output rates [m/s, rad/s]
     limited: tuple         # names of the joints at a bound, () when the resolution was kept as it was
-    status: str            # "free" | "limited" | "not met: DAQP exit flag <k>" (ν_o* kept; the limits clamp downstream)
+    status: LimitStatus
+    solver_flag: int = 0   # DAQP's exit flag when the limits were not met
 
 
 class JointLimits:
@@ -79,18 +90,18 @@ class JointLimits:
                 of the soles in contact (6, 6 + n_out), in output coordinates.
         """
         if not dt > 0.0:  # the command's position does not move
-            return LimitedMotion(velocity, (), "free")
+            return LimitedMotion(velocity, (), LimitStatus.FREE)
         L = T[self.stroke_rows]
         lead = position_command - q[self.output_q]  # the command's lead on the measured outputs
         asked = np.concatenate([q[self.stroke_q] + L[:, 6:] @ lead, position_command[self.ranged]])
         rates = np.concatenate([L @ velocity, velocity[self.range_v]])
         reached = asked + dt * rates
         if np.all((reached >= self.lower) & (reached <= self.upper)):
-            return LimitedMotion(velocity, (), "free")
+            return LimitedMotion(velocity, (), LimitStatus.FREE)
         low = np.minimum((self.lower - asked) / dt, 0.0)
         high = np.maximum((self.upper - asked) / dt, 0.0)
         if np.all((rates >= low - TOLERANCE) & (rates <= high + TOLERANCE)):  # outside, staying or coming back
-            return LimitedMotion(velocity, (), "free")
+            return LimitedMotion(velocity, (), LimitStatus.FREE)
         L = np.vstack([L, self.range_rows])
         J_com, soles = tasks()
         P = self.com_weight * (J_com[:2].T @ J_com[:2])
@@ -103,8 +114,9 @@ class JointLimits:
         sense[:held] = EQUALITY
         delta, _, flag, _ = daqp.solve(P, np.zeros(self.n), A, upper, lower, sense)
         if flag != OPTIMAL:
-            return LimitedMotion(velocity, (), f"not met: DAQP exit flag {flag}")
+            return LimitedMotion(velocity, (), LimitStatus.NOT_MET, flag)
         limited = velocity + delta
         rates = L @ limited
         at_bound = (rates <= low + SOLVED) | (rates >= high - SOLVED)
-        return LimitedMotion(limited, tuple(name for name, hit in zip(self.names, at_bound) if hit), "limited")
+        return LimitedMotion(limited, tuple(name for name, hit in zip(self.names, at_bound) if hit),
+                             LimitStatus.LIMITED)

@@ -12,6 +12,7 @@
    term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z).
 Units: N, N·m, m, kg.
 """
+from enum import StrEnum
 from typing import NamedTuple
 
 import numpy as np
@@ -19,7 +20,7 @@ import osqp
 import pinocchio as pin
 from scipy import sparse
 
-__all__ = ["MomentumGains", "desired_com_wrench", "contact_wrench_map", "WrenchQP", "WrenchDistribution",
+__all__ = ["QpStatus", "MomentumGains", "desired_com_wrench", "contact_wrench_map", "WrenchQP", "WrenchDistribution",
            "DistributionResult", "joint_torques"]
 
 GRAVITY = 9.81
@@ -83,9 +84,21 @@ class WrenchQP(NamedTuple):
     u: np.ndarray
 
 
+class QpStatus(StrEnum):
+    """How the wrench distribution was found: by the QP, or by a fallback when it failed."""
+
+    SOLVED = "solved"
+    LAST_FEASIBLE = "fallback: last feasible"
+    GRAVITY_ONLY = "fallback: gravity only"
+
+    @property
+    def fallback(self):
+        return self is not QpStatus.SOLVED
+
+
 class DistributionResult(NamedTuple):
     wrenches: np.ndarray  # (contacts, 6) sole wrenches, sole frames [N, N·m]
-    status: str           # "solved", "fallback: last feasible", "fallback: gravity only"
+    status: QpStatus
     residual: np.ndarray  # Σ G_i w_i − w_d (6,)
     solve_time: float     # OSQP solve time [s]
 
@@ -144,14 +157,14 @@ class WrenchDistribution:
         result = self.solver.solve(raise_error=False)
         solve_time = float(result.info.solve_time)
         if result.info.status in ("solved", "solved inaccurate") and np.all(np.isfinite(result.x)):
-            x, status = result.x, "solved"
+            x, status = result.x, QpStatus.SOLVED
             self.last_feasible = x.copy()
         elif self.last_feasible is not None:
-            x, status = self.last_feasible, "fallback: last feasible"
+            x, status = self.last_feasible, QpStatus.LAST_FEASIBLE
         else:
             x = np.zeros(6 * len(active))
             x[2::6] = mass * GRAVITY / len(active)
-            status = "fallback: gravity only"
+            status = QpStatus.GRAVITY_ONLY
         for k, i in enumerate(active):
             wrenches[i] = x[6 * k:6 * k + 6]
         residual = sum(G_list[i] @ wrenches[i] for i in active) - w_d

@@ -37,7 +37,9 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_balance.control.balancer import MODES, Balancer, BalancerConfig, BalancerState, Foot, Refused
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
+from humanoid_balance.control.joint_limits import LimitStatus
 from humanoid_balance.control.limb_motion import OutOfReach
+from humanoid_balance.control.momentum_balance import QpStatus
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
@@ -375,11 +377,12 @@ class CentroidalBalancerNode(LifecycleNode):
                                      values)
         elif self.limitations.active():
             self.diagnostics.publish("WARN", self.limitations.summary() + self.at_a_limit(), values)
-        elif str(self.status.get("qp status", "solved")).startswith("fallback"):
+        elif self.status.get("qp status", QpStatus.SOLVED).fallback:
             self.diagnostics.publish("WARN", f"wrench QP {self.status['qp status']}", values)
-        elif str(self.status.get("joint limits", "")).startswith("not met"):
-            self.diagnostics.publish("WARN", f"joint limits {self.status['joint limits']}: the command may leave "
-                                     "them (clamped to the joints' limits, the mapper's to the strokes)", values)
+        elif self.status.get("joint limits") is LimitStatus.NOT_MET:
+            self.diagnostics.publish("WARN", f"joint limits not met (DAQP exit flag "
+                                     f"{self.status['joint limits solver flag']}): the command may leave them "
+                                     "(clamped to the joints' limits, the mapper's to the strokes)", values)
         else:
             self.diagnostics.publish("OK", f"balancing ({self.config.mode})" + self.at_a_limit(), values)
         self.reported_restarts = self.core.restarts
