@@ -4,7 +4,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
+from humanoid_balance.control.momentum_balance import (MomentumGains, QpStatus, WrenchDistribution, contact_wrench_map,
                                                        desired_com_wrench, joint_torques)
 from humanoid_balance.model import Centroidal
 from humanoid_balance.model.soles import sole_rectangle
@@ -88,6 +88,17 @@ def test_failed_solve_falls_back_and_says_so(kangaroo):
     held = distribution.solve(G, np.full(6, np.nan), (0, 1), mass)
     assert held.status == "fallback: last feasible"
     np.testing.assert_allclose(held.wrenches, good.wrenches)
+
+
+def test_the_statuses_say_which_are_fallbacks(kangaroo):
+    """What the balancer node warns about: a fallback, not a solved QP nor a robot with no foot on the ground."""
+    robot, _, q, placements, com, rectangles = kangaroo
+    G = [contact_wrench_map(M, com) for M in placements]
+    airborne = WrenchDistribution(rectangles).solve(G, np.zeros(6), (), robot.total_mass)
+    assert airborne.status is QpStatus.NO_CONTACT and not airborne.status.fallback
+    assert not np.any(airborne.wrenches)
+    gravity_only = WrenchDistribution(rectangles).solve(G, np.full(6, np.nan), (0, 1), robot.total_mass)
+    assert gravity_only.status.fallback and QpStatus.LAST_FEASIBLE.fallback and not QpStatus.SOLVED.fallback
 
 
 def test_joint_torques_equal_the_full_statics(kangaroo):

@@ -88,12 +88,13 @@ class QpStatus(StrEnum):
     """How the wrench distribution was found: by the QP, or by a fallback when it failed."""
 
     SOLVED = "solved"
+    NO_CONTACT = "no contact"                   # nothing to distribute over: every wrench zero
     LAST_FEASIBLE = "fallback: last feasible"
     GRAVITY_ONLY = "fallback: gravity only"
 
     @property
     def fallback(self):
-        return self is not QpStatus.SOLVED
+        return self in (QpStatus.LAST_FEASIBLE, QpStatus.GRAVITY_ONLY)
 
 
 class DistributionResult(NamedTuple):
@@ -140,7 +141,7 @@ class WrenchDistribution:
         active = tuple(active)
         wrenches = np.zeros((len(self.rectangles), 6))
         if not active:
-            return DistributionResult(wrenches, "no contact", -w_d, 0.0)
+            return DistributionResult(wrenches, QpStatus.NO_CONTACT, -w_d, 0.0)
         if active != self.active:
             qp = self.build(G_list, w_d, active)
             self.solver = osqp.OSQP()
