@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
-from humanoid_balance.control.balancer import Balancer, BalancerConfig, BalancerState, Foot
+from humanoid_balance.control.balancer import balance_controller, BalancerConfig, BalancerState, Foot
 from humanoid_balance.control.momentum_balance import MomentumGains, contact_wrench_map, desired_com_wrench
 from humanoid_balance.model import load_robot
 
@@ -43,7 +43,7 @@ def main(iterations=2000):
         crba.append(time.perf_counter() - start)
     rows = [("pinocchio crba on Mahru (reference)", median(crba), "—")]
 
-    balancer = Balancer(robot, BalancerConfig(mode="momentum", feet=feet))
+    balancer = balance_controller(robot, BalancerConfig(mode="momentum", feet=feet))
     pin.framesForwardKinematics(robot.model, data, q)
     com = pin.centerOfMass(robot.model, data, q)
     G = [contact_wrench_map(data.oMf[robot.frame_id(f.sole)], com) for f in feet]
@@ -61,7 +61,7 @@ def main(iterations=2000):
 
     com_reference = com + np.array([0.005, 0.0, 0.0])
     for mode in ("kinematic", "momentum", "viip"):
-        balancer = Balancer(robot, BalancerConfig(mode=mode, feet=feet))
+        balancer = balance_controller(robot, BalancerConfig(mode=mode, feet=feet))
         state = BalancerState(q, np.zeros(robot.nv), (True, True), np.r_[com[:2], 0.0], com_reference)
         samples = []
         for _ in range(iterations // 4):

@@ -13,6 +13,18 @@ from humanoid_balance.resources import DEFAULT_ROBOT
 REAL_TIME_RATE = 100.0  # demo --real-time control rate [Hz]
 
 
+class DemoModes:
+    """demo --mode's choices: the balance modes (control.balancer.MODES) and "both", imported only when a --mode is
+    given or the help shown (the controllers load pinocchio, a second the other commands need not wait)."""
+
+    def __iter__(self):
+        from humanoid_balance.control.balancer import MODES
+        return iter((*MODES, "both"))
+
+    def __contains__(self, mode):
+        return mode in tuple(self)
+
+
 def check_model(urdf, loops, samples=50, seed=0, feet=(), package_dirs=(), out=None):
     """Load, validate and close the loops; with ``feet`` (foot links), find each sole and leg as init would; print
     a summary (to ``out``, default stdout). Returns the process exit code."""
@@ -141,7 +153,7 @@ def build_parser():
     demo.add_argument("--robot", default=DEFAULT_ROBOT,
                       help="a directory written by `humanoid-balance init`, or a bundled robot "
                            f"(default {DEFAULT_ROBOT})")
-    demo.add_argument("--mode", choices=("kinematic", "momentum", "viip", "both"),
+    demo.add_argument("--mode", choices=DemoModes(),
                       help="kinematic: Choi–Kim on position drives (default; viip for --scenario jump); momentum: "
                            "Garofalo et al. on the actuators' joint impedance, as a torque-controlled robot; viip: "
                            "Sugihara–Nakamura on position drives; both: kinematic then momentum on the same pushes, "

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from humanoid_balance.control.balancer import MODE_PROFILES
+from humanoid_balance.control.balancer import balance_mode
 from humanoid_balance.model.errors import ModelFileError
 from humanoid_balance.model.robot_config import robot_file_parameters
 from humanoid_balance.nodes import BALANCE_NODES, PLANT
@@ -24,9 +24,10 @@ __all__ = ["BALANCE_NODES", "PLANT", "mode_parameters", "node_parameters", "writ
 
 
 def mode_parameters(mode):
-    """node → {parameter: value} that balance ``mode`` needs (control.balancer.MODE_PROFILES): the balancer's
-    mode, the mapper's command interface and compliance compensation, the plant's command interface."""
-    profile = MODE_PROFILES[mode]
+    """node → {parameter: value} that balance ``mode`` needs (control.balancer.BALANCE_MODES): the balancer's
+    mode, the mapper's command interface and compliance compensation, the plant's command interface. ValueError for
+    no mode."""
+    profile = balance_mode(mode, "balance_mode")
     return {"centroidal_balancer": {"mode": mode},
             "loop_closure_mapper": {"command_interface": profile.command_interface,
                                     "compliance_compensation": profile.compliance_compensation},

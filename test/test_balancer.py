@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from humanoid_balance.control.balancer import Balancer, BalancerConfig, BalancerState, Foot
+from humanoid_balance.control.balancer import balance_controller, BalancerConfig, BalancerState, Foot
 from model_fixtures import load, static_stance
 
 JOINTS = ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")
@@ -40,7 +40,7 @@ def test_kinematic_mode_drives_the_com_to_its_reference(kangaroo):
     soles: a reference outside the support polygon is not granted, test_reference_governor)."""
     robot, chain, _ = kangaroo
     q = crouched(robot, chain, -0.02)
-    balancer = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET))
+    balancer = balance_controller(robot, BalancerConfig(mode="kinematic", feet=FEET))
     target = com_of(robot, q) + np.array([0.0, 0.02, 0.0])
     dt = 0.01
     for _ in range(300):
@@ -69,8 +69,8 @@ def test_commands_a_robot_does_not_follow_restart_from_where_it_is(kangaroo, bou
     target = com_of(robot, q) + np.array([0.0, 0.05, 0.05])
     state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), target)
     measured = q[robot.output_q]
-    unbounded = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET, max_tracking_error=np.inf))
-    bounded = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET, max_tracking_error=bound))
+    unbounded = balance_controller(robot, BalancerConfig(mode="kinematic", feet=FEET, max_tracking_error=np.inf))
+    bounded = balance_controller(robot, BalancerConfig(mode="kinematic", feet=FEET, max_tracking_error=bound))
     runaway, deviations, restarts = 0.0, [], []
     for _ in range(300):  # 3 s at 100 Hz
         runaway = np.abs(unbounded.update(state, 0.01).position - measured).max()
@@ -89,11 +89,11 @@ def test_kinematic_mode_without_a_measured_zmp_holds_the_posture(kangaroo):
     grow until it fell, seconds after its contact estimator died)."""
     robot, chain, q = kangaroo
     target = com_of(robot, q) + np.array([0.0, 0.02, 0.0])
-    held = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET))
+    held = balance_controller(robot, BalancerConfig(mode="kinematic", feet=FEET))
     command = held.update(BalancerState(q, np.zeros(robot.nv), (True, True), None, target), 0.01)
     assert not command.velocity.any()
     np.testing.assert_array_equal(command.position, q[robot.output_q])
-    moving = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET))
+    moving = balance_controller(robot, BalancerConfig(mode="kinematic", feet=FEET))
     zmp_at_com = com_of(robot, q) * np.array([1.0, 1.0, 0.0])
     motion = moving.update(BalancerState(q, np.zeros(robot.nv), (True, True), zmp_at_com, target), 0.01)
     assert np.abs(motion.velocity).max() > 1e-3
@@ -106,7 +106,7 @@ def test_at_rest_on_target_the_weight_is_held_with_the_static_torques(kangaroo, 
     wrench distribution, solved here on the spanning tree with the loop forces (eq. 23 to the outputs)."""
     robot, chain, _ = kangaroo
     q, F, tau_statics, weight = static_stance(robot, chain, ("left_sole", "right_sole"))
-    balancer = Balancer(robot, BalancerConfig(mode=mode, feet=FEET))
+    balancer = balance_controller(robot, BalancerConfig(mode=mode, feet=FEET))
     command = balancer.update(BalancerState(q, np.zeros(robot.nv), (True, True), None, com_of(robot, q)), 0.002)
     assert command.status["qp status"] == "solved"
     assert command.wrenches[:, 2].sum() == pytest.approx(weight, rel=1e-6)
@@ -131,7 +131,7 @@ def test_at_rest_on_target_the_weight_is_held_with_the_static_torques(kangaroo, 
        steps=st.integers(1, 30))
 def test_commands_never_exceed_the_urdf_limits(kangaroo, mode, offset, zmp, contacts, steps):
     robot, _, q = kangaroo
-    balancer = Balancer(robot, BalancerConfig(mode=mode, feet=FEET))
+    balancer = balance_controller(robot, BalancerConfig(mode=mode, feet=FEET))
     lower, upper = robot.position_limits(robot.output_names)
     velocity_limit, effort_limit = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
     state = BalancerState(q, np.zeros(robot.nv), contacts, np.r_[zmp, 0.0], com_of(robot, q) + np.array(offset))
@@ -156,7 +156,7 @@ def test_c_busy_hand_reaches_its_target_pose_while_the_com_stays(kangaroo):
     arm = ("shoulder_pitch", "shoulder_roll", "shoulder_yaw", "elbow", "wrist_yaw", "wrist_roll")
     feet = tuple(Foot(f"{s}_foot", f"{s}_sole", tuple(f"{s}_{j}" for j in leg)) for s in ("left", "right"))
     hand = Section("left_arm", tuple(f"left_{j}" for j in arm), "left_hand", C_BUSY)
-    balancer = Balancer(robot, BalancerConfig(mode="kinematic", feet=feet), [hand])
+    balancer = balance_controller(robot, BalancerConfig(mode="kinematic", feet=feet), [hand])
     q = pin.neutral(robot.model)
     for name, value in (("hip_pitch", -0.4), ("knee", 0.8), ("ankle_pitch", -0.4)):
         for side in ("left", "right"):
@@ -201,7 +201,7 @@ def test_viip_lift_off_pushes_without_turning_the_whole_body(kangaroo, phase):
     centroidal angular momentum (pinocchio's centroidal momentum of the whole-body velocity). Standing, the trunk
     is held upright instead, and legs extending under an upright trunk do turn the body."""
     robot, chain, q = kangaroo
-    balancer = Balancer(robot, BalancerConfig(mode="viip", feet=FEET, sole_level_gain=0.0))  # (this crouch
+    balancer = balance_controller(robot, BalancerConfig(mode="viip", feet=FEET, sole_level_gain=0.0))  # (this crouch
     state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), com_of(robot, q))  # tilts them)
     balancer.update(state, 0.002)
     balancer.schedule.name, balancer.srv = phase, np.array([0.0, 0.0, 0.3])  # mid-push
@@ -220,7 +220,7 @@ def test_viip_turns_tilted_soles_flat_onto_the_floor(kangaroo):
     q = q.copy()
     tilt = pin.rpy.rpyToMatrix(np.radians(2), np.radians(3), 0.0)
     q[3:7] = pin.Quaternion(tilt).coeffs()
-    balancer = Balancer(robot, BalancerConfig(mode="viip", feet=FEET, sole_level_gain=10.0))
+    balancer = balance_controller(robot, BalancerConfig(mode="viip", feet=FEET, sole_level_gain=10.0))
     state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), com_of(robot, q))
     outputs = balancer.update(state, 0.002).velocity
     data = robot.model.createData()
@@ -242,7 +242,7 @@ def test_viip_in_flight_the_cog_keeps_its_horizontal_velocity(kangaroo):
     the estimate says (a base moving at 0.2 m/s sideways and forwards here); its vertical one follows the estimate
     (J_com v, with pinocchio), which the landing spring takes its speed from."""
     robot, chain, q = kangaroo
-    balancer = Balancer(robot, BalancerConfig(mode="viip", feet=FEET))
+    balancer = balance_controller(robot, BalancerConfig(mode="viip", feet=FEET))
     state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), com_of(robot, q))
     balancer.update(state, 0.002)
     balancer.schedule.name, balancer.schedule.airborne = "aerial", True
@@ -255,24 +255,28 @@ def test_viip_in_flight_the_cog_keeps_its_horizontal_velocity(kangaroo):
 
 
 def test_requests_the_robot_cannot_do_now_are_refused_with_the_reason(kangaroo):
-    """A jump outside viip mode, on one foot or while one is under way; a mode change during a jump."""
-    from humanoid_balance.control.balancer import Refused
+    """A jump outside viip mode, on one foot or while one is under way; a mode change during a jump. A mode change
+    the robot can make is a new controller of the mode, and the same mode the same controller."""
+    from humanoid_balance.control.balancer import Refused, change_mode
+    from humanoid_balance.control.modes import KinematicBalance
 
     robot, chain, q = kangaroo
-    kinematic = Balancer(robot, BalancerConfig(mode="kinematic", feet=FEET))
-    with pytest.raises(Refused, match="jumps need mode 'viip'"):
+    kinematic = balance_controller(robot, BalancerConfig(mode="kinematic", feet=FEET))
+    with pytest.raises(Refused, match="mode 'kinematic' does not jump"):
         kinematic.jump()
-    viip = Balancer(robot, BalancerConfig(mode="viip", feet=FEET))
+    viip = balance_controller(robot, BalancerConfig(mode="viip", feet=FEET))
     viip.update(BalancerState(q, np.zeros(robot.nv), (True, False), com_of(robot, q), com_of(robot, q)), 0.002)
     with pytest.raises(Refused, match="not standing on every foot"):
         viip.jump()
     viip.update(BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), com_of(robot, q)), 0.002)
-    viip.check_mode_change("kinematic")  # standing: allowed
+    standing = change_mode(viip, "kinematic")  # standing: allowed
+    assert isinstance(standing, KinematicBalance) and standing.config.mode == "kinematic"
+    assert viip.config.mode == "viip" and change_mode(viip, "viip") is viip  # nothing shared changed
     viip.jump()
     assert viip.schedule.name == "stoop"
     with pytest.raises(Refused, match="a jump is under way"):
         viip.jump()
     with pytest.raises(Refused, match="the mode stays 'viip'"):
-        viip.check_mode_change("momentum")
+        change_mode(viip, "momentum")
     with pytest.raises(ValueError, match="mode must be one of"):
-        viip.check_mode_change("walk")
+        change_mode(viip, "walk")

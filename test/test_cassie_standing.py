@@ -8,7 +8,7 @@ import pinocchio as pin
 import pytest
 
 from humanoid_balance.cli import main
-from humanoid_balance.control.balancer import Balancer, BalancerConfig, Foot
+from humanoid_balance.control.balancer import balance_controller, BalancerConfig, Foot
 from humanoid_balance.estimation.contact_state import ACTUATOR_FORCES, ContactEstimator
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import load_robot_config
@@ -86,7 +86,7 @@ def test_embedded_motion_rolls_the_line_feet_and_holds_the_rest(cassie):
     robot = load_robot(config.urdf_file, config.loops, floating_base=True)
     feet = tuple(Foot(name, sole, config.leg_joints[name], config.rectangle(k))
                  for k, (name, sole) in enumerate(zip(config.feet, config.soles)))
-    balancer = Balancer(robot, BalancerConfig(feet=feet))
+    balancer = balance_controller(robot, BalancerConfig(feet=feet))
     q = stance_q(robot, config)
     u, omega = np.array([0.05, -0.04, 0.03]), np.array([0.04, 0.03, -0.02])
     velocity = balancer.resolver.resolve(q, u, omega).velocity

@@ -128,6 +128,37 @@ def test_gain_change_breaking_the_iss_conditions_is_refused(kangaroo):
         session.stop()
 
 
+def test_a_mode_change_at_run_time_is_a_new_controller_and_a_bad_mode_is_refused(kangaroo):
+    """`ros2 param set /centroidal_balancer mode momentum` while balancing: the node goes on in momentum mode (its
+    diagnostics and the status it reports say so, its commands keep flowing within the limits); a mode that does not
+    exist is refused with the list of modes, and the node stays in its mode."""
+    robot, q = kangaroo
+    session = Session(robot, q)
+
+    def set_mode(mode):
+        request = SetParameters.Request(parameters=[Parameter(
+            name="mode", value=ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=mode))])
+        return session.probe.call(SetParameters, "/centroidal_balancer/set_parameters", request).results[0]
+
+    def reports(mode):
+        status = session.probe.diagnostics.get(DIAGNOSTIC)
+        return status is not None and f"({mode})" in status.message and \
+            {pair.key: pair.value for pair in status.values}.get("mode") == mode
+
+    try:
+        assert session.run(lambda: len(session.commands) > 5 and reports("kinematic")), session.report()
+        assert set_mode("momentum").successful
+        count = len(session.commands)
+        assert session.run(lambda: reports("momentum") and len(session.commands) > count + 20), session.report()
+        assert np.all(np.abs(session.commands[-1].effort) <= robot.effort_limits(robot.output_names))
+        refused = set_mode("walk")
+        assert not refused.successful and "mode must be one of kinematic, momentum, viip" in refused.reason
+        assert session.run(lambda: reports("momentum"), timeout=3.0), session.report()
+    finally:
+        returncode, _, stderr = session.stop()
+    assert returncode == 0, stderr
+
+
 def test_stale_inputs_hold_the_posture_and_recover(kangaroo):
     robot, q = kangaroo
     session = Session(robot, q)

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from humanoid_balance.bench.session import current as current_session
-from humanoid_balance.control.balancer import MODE_PROFILES, Balancer, BalancerConfig, BalancerState, Foot
+from humanoid_balance.control.balancer import BALANCE_MODES, BalancerConfig, BalancerState, Foot, balance_controller
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.limb_motion import LimbTrajectory
 from humanoid_balance.control.zmp_com import ZmpComGains
@@ -78,7 +78,7 @@ class ClosedLoop:
 
     Args:
         robot: its :class:`RobotConfig` (files, feet, soles, legs, limbs, stance, drive gains).
-        mode: the balancer's mode (``kinematic`` | ``momentum`` | ``viip``).
+        mode: the balancer's mode (control.balancer.MODES).
         arms: make the configuration's busy limbs J-busy sections, following what :meth:`follow` gives them, but
             those in ``cartesian_limbs``: C-busy, following their target pose in :attr:`poses`.
         impedance: send position, velocity, effort and the gains the mapper derives from the configuration's
@@ -112,9 +112,9 @@ class ClosedLoop:
                     for limb in (robot.busy_limbs if arms else ())]
         config.setdefault("zmp_com", ZmpComGains(np.full(2, robot.k_p), np.full(2, robot.k_c)))
         config.setdefault("support_margin", robot.support_margin)
-        self.balancer = Balancer(self.robot, BalancerConfig(mode=mode, feet=feet, **config), sections)
+        self.balancer = balance_controller(self.robot, BalancerConfig(mode=mode, feet=feet, **config), sections)
         if compliance_compensation is None:
-            compliance_compensation = MODE_PROFILES[mode].compliance_compensation
+            compliance_compensation = BALANCE_MODES[mode].compliance_compensation
         self.mapper = ActuatorMap(self.robot, impedance=(robot.impedance_stiffness, robot.impedance_damping)
                                   if impedance else None,
                                   drive_compliance=(robot.drive_stiffness, robot.drive_damping)

@@ -1,544 +1,64 @@
-"""The centroidal balancer's core: one ``update(state, dt)`` per control tick, in one of three modes.
+"""The centroidal balancer's modes, in one place: each mode's controller and what it needs of the robot's drives.
 
-- ``kinematic`` (Choi–Kim): u = eq. 24 horizontally (+ a CoM height P term), resolved through the CoM
-  Jacobian with embedded motions (eqs. 14–20) into serial-equivalent joint rates, integrated into positions.
-- ``momentum`` (Garofalo et al.): desired CoM wrench (eqs. 38–39) distributed over the soles by the QP,
-  mapped to joint torques τ = −Λ_q Q M⁻¹ Σ Jᵀ w, posture held in position.
-- ``viip`` (Sugihara–Nakamura): vertical force reference with the phase's impedance (eqs. 8–15) and the ZMP
-  reference give the COG acceleration (eqs. 16–19), integrated into the strict referential velocity and
-  resolved with the feet, attitude and posture constraints by weighted least norm (eq. 23); the COG rows
-  are dropped in the aerial phase. The ZMP reference brings the COG back over the middle of the support
-  (:func:`~humanoid_balance.control.viip.regulated_zmp`); the soles in contact are turned flat onto the floor,
-  so that a foot that lands on its heel or toe does not stay rocked; during lift-off the base attitude gives way
-  to zero centroidal angular momentum (Kajita et al.'s resolved momentum control): legs that extend with the
-  trunk held upright turn the whole body, which the ground can then only stop by tipping the soles, and which
-  the flight could not undo.
-In the kinematic mode the efforts are the quasi-static torques that hold the current wrench distribution (the
-gravity compensation, Kangaroo eq. 44 in output coordinates); in viip mode, those of the wrench the VIIP asks for,
-m (ref p̈_G + g) (eqs. 8, 16–19), the push of the lift-off and the braking of the landing included; in momentum
-mode they are Garofalo's τ. In the kinematic and viip modes the resolved motion keeps the actuators' strokes and the
-joints' ranges (:mod:`~humanoid_balance.control.joint_limits`, Kangaroo eq. (IV)): at a limit the CoM's horizontal
-motion goes on through the other joints, and a rise the limits stop is not asked for again (the anti-windup of the
-CoM height term, or of viip's standing spring and strict referential velocity). Position, velocity and effort are
-clamped to the URDF limits before leaving. Balance first, in every mode: the CoM reference is granted only within
-the support and the legs' reach, at bounded speed and acceleration (:mod:`~humanoid_balance.control.reference_governor`),
-C-busy targets within the limbs' reach at bounded speed, J-busy trajectories slowed where the ZMP or the joints' speed
-ask (:mod:`~humanoid_balance.control.limb_motion`); each command carries the limitations, and a jump or a mode change
-the robot cannot do now is :class:`Refused`. Everything works on the serial-equivalent outputs q (robot.output_names);
-a closed-chain robot is projected onto them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
+- ``kinematic`` (Choi–Kim, :mod:`~humanoid_balance.control.modes.kinematic`): eq. 24 resolved through the CoM
+  Jacobian with embedded motions (eqs. 14–20), position targets for stiff drives.
+- ``momentum`` (Garofalo et al., :mod:`~humanoid_balance.control.modes.momentum`): the desired CoM wrench
+  (eqs. 38–39) distributed by the QP and mapped to joint torques, through the joint impedance.
+- ``viip`` (Sugihara–Nakamura, :mod:`~humanoid_balance.control.modes.viip`): the vertical impedance and the ZMP
+  give the COG's strict referential velocity; it jumps. Its position targets are advanced by the drives' deflection
+  under load (compliance compensation): a jump is dynamic.
+
+:func:`balance_controller` builds a mode's controller; :func:`change_mode` builds the next one, which starts from
+the measured posture, or refuses while the current mode is doing what the next could not take over (a jump).
+The node, the demo, the bench and both launch files read the profiles here (:func:`humanoid_balance.deployment.mode_parameters`).
 """
-import math
-from dataclasses import dataclass, field
-from typing import NamedTuple, Optional
+from dataclasses import replace
+from typing import NamedTuple
 
-import numpy as np
-import pinocchio as pin
+from humanoid_balance.control.balance_controller import (BalanceController, BalancerConfig, BalancerState, Foot,
+                                                         JointCommand, Refused)
+from humanoid_balance.control.modes import KinematicBalance, MomentumBalance, ViipBalance
 
-from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
-from humanoid_balance.control.joint_limits import JointLimits, LimitStatus
-from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, ZMP_MARGIN_FRACTION, limb_reach
-from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
-                                                       desired_com_wrench, joint_torques)
-from humanoid_balance.control.reference_governor import ComGovernor
-from humanoid_balance.control.viip import (GRAVITY, Constraint, JumpSchedule, cog_reference_acceleration,
-                                           regulated_zmp, resolve_srv, standing_impedance, vertical_force)
-from humanoid_balance.control.zmp_com import ZmpComGains, balancing_input, check_gains
-from humanoid_balance.model.centroidal import Centroidal
-from humanoid_balance.model.closed_chain import ClosedChain
-from humanoid_balance.model.kinematics import WholeBodyKinematics
-from humanoid_balance.model.projected_dynamics import gravity_from_com_jacobian
-from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
-from humanoid_balance.model.support_polygon import SupportPolygon, load_sharing_region
-
-__all__ = ["MODES", "MODE_PROFILES", "ModeProfile", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Balancer", "Refused"]
-
-MODES = ("kinematic", "momentum", "viip")
-HEIGHT_CAP_RELAXATION = 0.02  # [m/s] how fast a CoM height the limits capped is asked for again once they let go
-RISE_TOLERANCE = 1e-4         # [m/s] a rise the limits take less than this from is not capped
-LOWEST_LEG_FRACTION = 0.5     # the hips are never asked below this fraction of the legs' length above the soles
-SUPPORT_MOVED = 1e-3          # [m] soles that moved less than this keep their support polygon
-MOMENTUM_MAP_TICKS = 5        # the limbs' preview takes the centroidal momentum matrix of up to this many updates ago
+__all__ = ["BALANCE_MODES", "MODES", "BalanceMode", "BalanceController", "BalancerConfig", "BalancerState", "Foot",
+           "JointCommand", "Refused", "balance_controller", "change_mode"]
 
 
-class ModeProfile(NamedTuple):
-    """What a balance mode needs of the robot's drives: the mapper's ``command_interface`` (position targets, or
-    the joint impedance — position, velocity, feed-forward effort, stiffness, damping — for momentum mode's
-    torques) and ``compliance_compensation`` (position targets advanced by the drives' deflection under load)."""
+class BalanceMode(NamedTuple):
+    """A balance mode: its controller and what it needs of the robot."""
 
-    command_interface: str
-    compliance_compensation: bool = False
-
-
-MODE_PROFILES = {"kinematic": ModeProfile("position"), "momentum": ModeProfile("impedance"),
-                 "viip": ModeProfile("position", compliance_compensation=True)}
-"""Each mode's profile: viip's jumps are dynamic, so the drives' deflection is compensated."""
+    controller: type                       # its BalanceController
+    command_interface: str                 # the mapper's: position targets, or the joint impedance (position,
+                                           # velocity, feed-forward effort, stiffness, damping) for torques
+    compliance_compensation: bool = False  # position targets advanced by the drives' deflection under load
+    needs_zmp: bool = False                # without a fresh measured ZMP the posture is held
 
 
-class Support(NamedTuple):
-    """The soles in contact, as the balance uses them (SupportPolygons, world frame)."""
-
-    polygon: object  # their convex hull
-    com: object      # where the CoM reference may go: the part where each keeps min_foot_load (before the margin)
-    limbs: object    # where limb motions may carry the ZMP: the hull less ZMP_MARGIN_FRACTION of the margin
-
-
-class Refused(Exception):
-    """A request the robot cannot do now (a jump, a mode change); the message says why."""
+BALANCE_MODES = {mode.controller.mode: mode for mode in (
+    BalanceMode(KinematicBalance, "position", needs_zmp=True),
+    BalanceMode(MomentumBalance, "impedance"),
+    BalanceMode(ViipBalance, "position", compliance_compensation=True))}
+MODES = tuple(BALANCE_MODES)
 
 
-class Foot(NamedTuple):
-    name: str          # foot name (topics)
-    sole: str          # sole frame
-    joints: tuple      # serial-equivalent leg joints, hip to ankle
-    rectangle: object = None  # SoleRectangle of the contact surface; None: from the foot's collision boxes
+def balance_mode(name, what="mode"):
+    """The BalanceMode called ``name``; ValueError naming ``what`` otherwise."""
+    if name not in BALANCE_MODES:
+        raise ValueError(f"{what} must be one of {', '.join(MODES)}, got '{name}'")
+    return BALANCE_MODES[name]
 
 
-@dataclass
-class BalancerConfig:
-    mode: str = "kinematic"
-    feet: tuple = ()
-    zmp_com: ZmpComGains = field(default_factory=lambda: ZmpComGains(np.array([2.0, 2.0]), np.array([5.0, 5.0])))
-    com_height_gain: float = 5.0       # [1/s] CoM height P term (kinematic mode)
-    attitude_gain: float = 5.0         # [1/s] base attitude P term (kinematic and viip modes)
-    momentum: MomentumGains = field(default_factory=lambda: MomentumGains(
-        np.eye(3) * 800.0, np.eye(3) * 4.0, np.eye(3) * 300.0, np.eye(3) * 4.0))
-    friction: float = 0.7              # μ of the friction pyramid
-    f_min: float = 10.0                # minimum sole normal force [N]
-    viip_frequency: float = 8.0        # standing impedance ω [rad/s] (eq. 13)
-    viip_damping: float = 1.0          # standing impedance ζ ≥ 1 (eq. 14)
-    posture_gain: float = 2.0          # [1/s] joints not in a leg return to their reference posture
-    jump_height: float = 0.05          # planned apex above the lift-off COG height z_H [m] (viip)
-    stoop_depth: float = 0.05          # stoop before lift-off and landing depth z_d [m] (viip)
-    cog_frequency: float = 4.0         # horizontal COG regulation ω_c, critically damped [rad/s] (viip)
-    sole_level_gain: float = 10.0      # [1/s] soles in contact turned flat onto the floor (viip)
-    touchdown_clearance: float = 0.005  # the touchdown begins when a sole comes this close to the floor [m] (viip)
-    pose_gain: float = 5.0             # [1/s] C-busy limbs converge to their target poses
-    max_tracking_error: float = 0.25   # [rad or m] a position command this far from the measured output restarts
-                                       # from the measured posture (kinematic and viip modes): see Balancer.update
-    support_margin: float = 0.04       # [m] the CoM reference stays this far inside the support polygon's edges
-    min_foot_load: float = 0.25        # ... and where each foot in contact carries this fraction of the weight
-    max_com_speed: float = 0.05        # [m/s] the CoM reference's approach to a new target
-    max_com_acceleration: float = 0.5  # [m/s²] ... lowered to ω² support_margin (LIPM: its ZMP stays in the support)
-    max_limb_speed: float = 0.3        # [m/s] C-busy limb ends' approach to their targets
-    max_limb_acceleration: float = 1.0  # [m/s²]
-    max_limb_angular_speed: float = 1.0  # [rad/s]
-    respect_limits: bool = True        # the resolution keeps strokes and ranges (False: clamped output by output)
-    limit_margin: float = 0.02         # fraction of each actuator's stroke the resolution keeps free
-    limit_com_weight: float = 1e4      # the CoM's horizontal motion against the rest when a limit acts (joint_limits)
+def balance_controller(robot, config, extra_sections=()):
+    """The BalanceController of ``config.mode`` for ``robot`` (see :class:`BalanceController`)."""
+    return balance_mode(config.mode).controller(robot, config, extra_sections)
 
 
-class BalancerState(NamedTuple):
-    q: np.ndarray                      # floating-base configuration (base pose from odom, every joint)
-    v: np.ndarray                      # velocity (base twist in the base frame, every joint)
-    contacts: tuple                    # per foot: True in contact
-    zmp: Optional[np.ndarray]          # measured ZMP, world frame [m]; None: none fresh (kinematic mode holds)
-    com_reference: np.ndarray          # desired CoM, world frame [m]: a wish, granted as far as balance allows
-    trajectories: dict = {}            # J-busy extra sections → their newest LimbTrajectory
-    poses: dict = {}                   # C-busy extra sections → target pin.SE3 of their end frame, world
-    time: float = 0.0                  # of the state, on the trajectories' stamps' clock [s]
-
-
-class JointCommand(NamedTuple):
-    position: np.ndarray               # robot.output_names order [rad or m]
-    velocity: np.ndarray
-    effort: np.ndarray                 # [N·m or N]
-    wrenches: np.ndarray               # desired sole wrenches (feet, 6), sole frames [N, N·m]
-    com: np.ndarray                    # CoM of the state the command was computed from, world frame [m]
-    status: dict                       # figures for diagnostics
-    limitations: tuple = ()            # the references not granted as asked (reference_governor.Limitation)
-    com_reference: np.ndarray = None   # the CoM reference granted, world frame [m]
-
-
-class Balancer:
-    """Balance controller over the serial-equivalent outputs of a floating-base :class:`RobotModel`.
-
-    One update computes the kinematics of its configuration once (:class:`WholeBodyKinematics`: frame placements
-    and Jacobians, the CoM Jacobian and T = ∂ν/∂ν_o) and shares them between the modes, the wrench map and the
-    embedded-motion resolution.
-    """
-
-    def __init__(self, robot, config, extra_sections=()):
-        if config.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got '{config.mode}'")
-        self.robot, self.config = robot, config
-        self.model = robot.model
-        self.chain = ClosedChain(robot)
-        self.kinematics = WholeBodyKinematics(self.chain)
-        self.centroidal = Centroidal(self.chain)
-        self.mass = robot.total_mass
-        feet = list(config.feet)
-        self.sole_ids = [robot.frame_id(f.sole) for f in feet]
-        rectangles = [f.rectangle or sole_rectangle(robot, f.sole) for f in feet]
-        sections = [Section(f.name, f.joints, f.sole, BASE if i == 0 else C_BUSY,
-                            free_contact_twists(len(f.joints), rectangle, f.name))
-                    for i, (f, rectangle) in enumerate(zip(feet, rectangles))]
-        extra_sections = [s._replace(axes=(0, 1, 2)) if s.role == C_BUSY and len(s.joints) < 6 else s
-                          for s in extra_sections]  # a limb of fewer than six joints follows its target's position
-        self.resolver = EmbeddedMotionResolver(robot, sections + list(extra_sections), self.kinematics)
-        self.extra = {s.name: s for s in extra_sections}
-        self.governor = ComGovernor(config.support_margin, config.max_com_speed, config.max_com_acceleration)
-        cartesian = {s.name: (s.joints, s.end_frame) for s in extra_sections if s.role == C_BUSY}
-        self.pose_targets = PoseTargets(robot, cartesian, config.pose_gain, config.max_limb_speed,
-                                        config.max_limb_acceleration, config.max_limb_angular_speed)
-        busy = [s for s in extra_sections if s.role == J_BUSY]
-        self.clock = TrajectoryClock({s.name: [robot.output_names.index(j) for j in s.joints] for s in busy},
-                                     {s.name: robot.velocity_limits(s.joints) for s in busy})
-        self.followed = {}       # J-busy limb → the trajectory its clock follows
-        self.momentum_map, self.momentum_map_age = None, 0  # A T for the limbs' preview, and the updates since
-        self.leg_reach = float(np.mean([limb_reach(robot, f.joints, f.sole)[1] for f in feet]))
-        self.hip_ids = [robot.model.getJointId(f.joints[0]) for f in feet]
-        self.height_range = None  # static (low, high) CoM height range above the ground the legs reach [m]
-        self.ground = None        # height of the floor under the feet in contact, world frame [m]
-        self._support_key, self._support = None, None  # the soles in contact and where, and their Support
-        self.sole_corners = [rectangle.corners() for rectangle in rectangles]  # (4, 3) each, sole frames [m]
-        self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min)
-        lower, upper = robot.position_limits(robot.output_names)
-        velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
-        self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))
-        self.joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
-        T = self.chain.output_velocity_map(robot.reference_q)
-        leg_columns = [6 + robot.output_names.index(j) for f in feet for j in f.joints]
-        self.leg_limits = {name for name in self.joint_limits.names  # the limits that stop the legs: their joints'
-                           if any(name in f.joints for f in feet)  # ranges and the strokes that move them
-                           or (name in robot.joint_names and np.abs(T[robot.joint_v_index(name), leg_columns]).max()
-                               > 1e-9)}
-        self.limited = 0         # updates whose motion a joint's or actuator's limit changed
-        self.height_cap = None   # the CoM height the limits stopped a rise at (None: none) [m]
-        self.posture = robot.reference_q[robot.output_q].copy()
-        self.position_command = None
-        self.srv = None           # the strict referential velocity of the COG (viip) [m/s]
-        self.cog_height = None    # the COG height it commands during lift-off [m]
-        self.schedule = JumpSchedule(standing_impedance(config.viip_frequency, config.viip_damping),
-                                     config.jump_height, config.stoop_depth,
-                                     touchdown_clearance=config.touchdown_clearance)
-        self.clamped = 0
-        self.restarts = 0        # position commands restarted from the measured posture (max_tracking_error)
-        self.support = ((), [])  # active feet and sole placements of the last update, for zmp_margin
-
-    def jump(self):
-        """Request a jump (viip mode): stoop, lift off, fly, absorb the landing (Sugihara–Nakamura Fig. 2).
-
-        Raises:
-            Refused: not in viip mode, a jump under way, or not standing on every foot.
-        """
-        if self.config.mode != "viip":
-            raise Refused(f"jumps need mode 'viip' (mode is '{self.config.mode}')")
-        if self.schedule.name != "standing":
-            raise Refused(f"a jump is under way ({self.schedule.name})")
-        if len(self.support[0]) < len(self.config.feet):
-            raise Refused("not standing on every foot")
-        self.schedule.jump()
-
-    def check_mode_change(self, mode):
-        """Refused while a jump is under way (its phases belong to the viip mode); ValueError for no mode."""
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got '{mode}'")
-        if mode != self.config.mode and self.schedule.name != "standing":
-            raise Refused(f"a jump is under way ({self.schedule.name}): the mode stays '{self.config.mode}'")
-
-    @property
-    def supported(self):
-        """Whether a foot was in contact at the last update (None before the first)."""
-        return None if self._support_key is None else bool(self.support[0])
-
-    def check_pose(self, limb, position):
-        """OutOfReach unless ``position`` (world frame [m]) is within the C-busy limb's reach of its root, at the last
-        update's configuration (no check before the first: the update ignores what is out of reach)."""
-        if self.kinematics.q is not None:
-            self.pose_targets.check(limb, position, self.kinematics)
-
-    def com_height(self, q):
-        """Height of the CoM above the mean sole height [m]: c_z of the inverted pendulum (ω_n = √(g/c_z))."""
-        kinematics = self.kinematics.update(q)
-        soles = [kinematics.placement(i).translation[2] for i in self.sole_ids]
-        return float(kinematics.com[2] - np.mean(soles))
-
-    def check(self, q, gains=None):
-        """Refuse gains outside the stability conditions at configuration q (GainError / ValueError, with why)."""
-        check_gains(self.config.zmp_com if gains is None else gains, self.com_height(q))
-        standing_impedance(self.config.viip_frequency, self.config.viip_damping)
-
-    def hold(self, state):
-        """Restart from the measured posture (after a timeout or on activation), the CoM reference at rest at the
-        measured CoM."""
-        self.position_command = state.q[self.robot.output_q].copy()
-        self.srv = None
-        self.governor.reset(self.kinematics.update(state.q).com)
-
-    def update(self, state, dt):
-        robot, config = self.robot, self.config
-        if self.position_command is None:
-            self.hold(state)
-        kinematics = self.kinematics.update(state.q)
-        com = kinematics.com
-        placements = [kinematics.placement(i) for i in self.sole_ids]
-        active = tuple(i for i, touching in enumerate(state.contacts) if touching)
-        G = [contact_wrench_map(M, com) for M in placements]
-        R_base = kinematics.base_rotation
-        if active or self.ground is None:  # the floor under the feet on it; in the air, the one they left
-            self.ground = float(np.mean([placements[i].translation[2] for i in (active or range(len(placements)))]))
-        ground = self.ground
-        omega = math.sqrt(GRAVITY / max(com[2] - ground, 0.05 * self.leg_reach))
-        support = self._support_polygon(active, placements)
-        granted = self.governor.update(state.com_reference, None if support is None else support.com,
-                                       self._height_range(com, ground), omega, dt)
-        zmp_reference = granted.position[:2] - granted.acceleration[:2] / omega ** 2  # LIPM, Choi–Kim eq. 23
-        twists, pose_limitations = self.pose_targets.twists(state.poses, kinematics, dt)
-        rates, rate_limitations = self._limb_rates(state, support, zmp_reference, dt)
-        if config.mode == "momentum":
-            momentum = self.centroidal.momentum(state.q, state.v)
-            w_d = desired_com_wrench(self.mass, com, granted.position, R_base, np.eye(3), momentum, config.momentum,
-                                     granted.velocity, granted.acceleration)
-        else:
-            momentum = np.zeros(6)
-            w_d = np.array([0.0, 0.0, self.mass * GRAVITY, 0.0, 0.0, 0.0])
-        if config.mode == "viip":  # first: its wrench is the one the VIIP asks for
-            motion, w_d[:3] = self._viip_motion(state, granted, com, R_base, active, placements, dt)
-        distribution = self.distribution.solve(G, w_d, active, self.mass)
-        if config.mode == "momentum":
-            effort = self._output_torques(state.q, distribution.wrenches, active)
-        else:
-            effort = self._static_torques(distribution.wrenches, active)
-
-        if active:
-            self._choose_support(active)
-        if config.mode == "kinematic":  # eq. 24 needs the measured ZMP: without one the posture is held
-            motion = (self._kinematic_motion(state, granted, zmp_reference, com, R_base, twists, rates, dt)
-                      if active and state.zmp is not None else np.zeros(6 + len(robot.output_names)))
-        limits = None
-        if config.mode == "momentum":
-            velocity = np.zeros(len(robot.output_names))
-        elif not config.respect_limits:
-            velocity = motion[6:]
-        else:
-            limits = self.joint_limits.apply(motion, kinematics.T, state.q, self.position_command, dt, lambda: (
-                kinematics.com_jacobian(), [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
-            velocity = limits.velocity[6:]
-            self.limited += limits.status is LimitStatus.LIMITED
-            self._cap_height(motion, limits, state, com, dt)
-            if config.mode == "viip" and limits.status is LimitStatus.LIMITED and self.schedule.name == "standing":
-                # the COG velocity commanded is now the kept motion's: the SRV follows it (anti-windup)
-                self.srv = kinematics.com_jacobian() @ limits.velocity
-        position = self.position_command + dt * velocity
-        measured = state.q[robot.output_q]
-        if config.mode != "momentum" and np.abs(position - measured).max() > config.max_tracking_error:
-            position = measured  # the robot does not follow (anti-windup): start again from where it is
-            self.restarts += 1
-        command = np.array([position, velocity, effort])
-        lower, upper = self.limits
-        outside = (command < lower) | (command > upper)
-        if outside.any():
-            self.clamped += int(np.count_nonzero(outside))
-            np.clip(command, lower, upper, out=command)
-        self.position_command = command[0]
-        self.support = (active, placements)
-        status = {"mode": config.mode, "vertical phase": self.schedule.name if config.mode == "viip" else "n/a",
-                  "qp status": distribution.status, "qp solve time [s]": distribution.solve_time,
-                  "wrench residual [N, N·m]": float(np.abs(distribution.residual).max()),
-                  "linear momentum [kg m/s]": math.hypot(*momentum[:3]),
-                  "angular momentum [kg m²/s]": math.hypot(*momentum[3:]),
-                  "clamped values": self.clamped, "restarts from the measured posture": self.restarts,
-                  "joint limits": "n/a" if limits is None else limits.status,
-                  "joint limits solver flag": 0 if limits is None else limits.solver_flag,
-                  "joints at a limit": ", ".join(limits.limited) if limits is not None and limits.limited else "none",
-                  "updates limited by joint limits": self.limited,
-                  "CoM height out of reach [m]": max(0.0, float(state.com_reference[2] - granted.target[2])),
-                  "limb time scale": self.clock.scale}
-        return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status,
-                            granted.limitations + pose_limitations + rate_limitations, granted.position)
-
-    def zmp_margin(self, zmp):
-        """Distance [m] of ``zmp`` inside the nearest edge of the last update's support polygon (negative outside;
-        NaN without contact or ZMP) — for diagnostics, away from the control path."""
-        if zmp is None or self._support is None or not self.support[0]:
-            return float("nan")
-        return self._support.polygon.depth(zmp)
-
-    def _choose_support(self, active):
-        """The support (base) section of the embedded-motion Jacobian: kept while its foot is in contact, else
-        the first foot that is; the other feet hold their soles still (C-busy)."""
-        feet = self.config.feet
-        support = self.resolver.base_section.name
-        if any(feet[i].name == support for i in active):
-            return
-        chosen = feet[active[0]].name
-        self.resolver.set_roles({foot.name: BASE if foot.name == chosen else C_BUSY for foot in feet})
-
-    # -- modes ----------------------------------------------------------------------------------------
-    def _kinematic_motion(self, state, granted, zmp_reference, com, R_base, twists, rates, dt):
-        """ν_o: the base twist and output rates of the CoM command's resolution (eqs. 14–20, 24), tracking the
-        granted reference: eq. 24 with c_d, ċ_d its position and velocity and p_d its LIPM ZMP."""
-        config = self.config
-        u = np.zeros(3)
-        u[:2] = balancing_input(granted.velocity, zmp_reference, state.zmp, granted.position, com, config.zmp_com)
-        u[2] = granted.velocity[2] + config.com_height_gain * (granted.position[2] - com[2])
-        omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
-        resolution = self.resolver.resolve(state.q, u, omega, twists=twists, joint_rates=rates,
-                                           rate_bounds=self._range_rates(twists, dt))
-        return resolution.output_velocity
-
-    def _range_rates(self, sections, dt):
-        """Section → (lowest, highest) rates [rad/s] that keep its output joints in their ranges this tick, from the
-        position command (a joint already outside may stay or come back)."""
-        if not dt > 0.0 or not sections:
-            return {}
-        lower, upper = self.limits[0][0], self.limits[1][0]
-        bounds = {}
-        for name in sections:
-            k = self.resolver.columns[name] - 6
-            bounds[name] = (np.minimum((lower[k] - self.position_command[k]) / dt, 0.0),
-                            np.maximum((upper[k] - self.position_command[k]) / dt, 0.0))
-        return bounds
-
-    def _viip_motion(self, state, granted, com, R_base, active, soles, dt):
-        """ν_o of the SRV's resolution (eqs. 20–24) and the COG force it asks for, m (ref p̈_G + g) [N]."""
-        config, robot, kinematics = self.config, self.robot, self.kinematics
-        T = kinematics.T
-        com_velocity = kinematics.J_com @ state.v
-        phase = self.schedule.update(bool(active), com[2], com_velocity[2], min(M.translation[2] for M in soles))
-        z_ref = granted.position[2] + phase.z_ref - self.schedule.z_0  # the schedule's offsets on the reference
-        if self.srv is None:
-            self.srv = com_velocity.copy()
-        if phase.name == "aerial":  # the COG is not controllable: the legs hold; the SRV follows the estimate's
-            active, self.srv = (), np.r_[self.srv[:2], com_velocity[2]]  # fall, its horizontal velocity cannot change
-            # (the estimate's can: it drifts at lift-off, and a landing that started from it walked the COG away)
-        if phase.name != "liftoff":  # the commanded COG height starts from the measured one
-            self.cog_height = com[2]
-        # ż_G of eq. 8 is the SRV's: on position drives it is the COG velocity being commanded, and damping the
-        # estimated one instead (differentiated leg kinematics, a tick late) made standing bounce off the floor;
-        # so is z_G during lift-off: the measured COG lags the commanded one on position drives, and a spring
-        # that reads the lagging height releases more than the energy of eqs. 10–11
-        f_z = vertical_force(self.mass, phase.impedance, z_ref, self.cog_height, 0.0, self.srv[2], bool(active),
-                             config.f_min)
-        acceleration = np.array([0.0, 0.0, -GRAVITY])
-        constraints = []
-        if active:  # eqs. 16–19 integrated into the strict referential velocity
-            ground = np.mean([soles[i].translation[2] for i in active])  # the floor under the feet on it
-            corners = self._support_corners(active, soles)
-            support = corners.min(axis=0), corners.max(axis=0)
-            zmp_ref = regulated_zmp(self.mass, com, self.srv, (support[0] + support[1]) / 2, f_z, ground,
-                                    config.cog_frequency, support)
-            acceleration = cog_reference_acceleration(self.mass, com, zmp_ref, f_z)
-            self.cog_height += dt * self.srv[2]
-            self.srv = self.srv + dt * acceleration
-            constraints.append(Constraint("cog", kinematics.com_jacobian(), self.srv))
-        for i, (foot, sole) in enumerate(zip(config.feet, soles)):
-            if i in active:  # held on the floor, turned flat onto it (roll and pitch; the heading stays)
-                level = np.zeros(6)
-                level[3:5] = -config.sole_level_gain * (sole.rotation @ pin.log3(sole.rotation))[:2]
-                constraints.append(Constraint(f"{foot.name} on the floor", kinematics.frame_jacobian(self.sole_ids[i]),
-                                              level))
-        if phase.name == "liftoff" and active:
-            A = pin.computeCentroidalMap(self.model, self.centroidal.data, state.q)
-            constraints.append(Constraint("angular momentum", A[3:] @ T, np.zeros(3)))
-        else:
-            attitude = np.zeros((3, T.shape[1]))
-            attitude[:, 3:6] = R_base
-            constraints.append(Constraint("attitude", attitude, -config.attitude_gain * (R_base @ pin.log3(R_base))))
-        legs = {robot.output_names.index(j) for foot in config.feet for j in foot.joints}
-        others = [k for k in range(len(robot.output_names)) if k not in legs]
-        if others:
-            posture = np.zeros((len(others), T.shape[1]))
-            posture[np.arange(len(others)), 6 + np.array(others)] = 1.0
-            q_out = state.q[robot.output_q]
-            constraints.append(Constraint("posture", posture,
-                                          config.posture_gain * (self.posture[others] - q_out[others])))
-        weights = np.r_[np.full(6, 10.0), np.ones(len(robot.output_names))]
-        return resolve_srv(constraints, weights), self.mass * (acceleration + [0.0, 0.0, GRAVITY])
-
-    # -- helpers --------------------------------------------------------------------------------------
-    def _cap_height(self, motion, limits, state, com, dt):
-        """A rise the joint limits stop is not asked for again: the anti-windup of the CoM height term, or of viip's
-        standing spring's reference. Legs held at their actuators' stroke by a height they cannot give lose the
-        ankles' and knees' motion the balance needs; so where the limits take away a rise the resolution asked, the
-        height range is capped at the CoM's height, and the cap rises again at HEIGHT_CAP_RELAXATION once they let go,
-        until the reference is below it."""
-        if limits.status is LimitStatus.LIMITED and self.leg_limits.intersection(limits.limited):
-            J_z = self.kinematics.com_jacobian()[2]
-            asked, kept = J_z @ motion, J_z @ limits.velocity
-            if asked > 0.0 and kept < asked - RISE_TOLERANCE:
-                self.height_cap = com[2] if self.height_cap is None else min(self.height_cap, com[2])
-                return
-        if self.height_cap is not None:
-            self.height_cap += HEIGHT_CAP_RELAXATION * dt
-            if self.height_cap >= state.com_reference[2]:
-                self.height_cap = None
-
-    def _height_range(self, com, ground):
-        """(low, high) CoM heights the legs reach, world frame [m]: from the legs' length (the hips no higher than
-        straight legs, no lower than LOWEST_LEG_FRACTION of them above the soles; measured against the first
-        update's posture), capped where the joint limits stopped a rise (:meth:`_cap_height`)."""
-        if self.height_range is None:
-            hips = np.mean([self.kinematics.data.oMi[i].translation[2] for i in self.hip_ids])
-            extension = hips - ground  # the legs' at the first update
-            self.height_range = (com[2] - ground - (extension - LOWEST_LEG_FRACTION * self.leg_reach),
-                                 com[2] - ground + max(0.0, self.leg_reach - extension))
-        low, high = ground + self.height_range[0], ground + self.height_range[1]
-        if self.height_cap is not None:
-            high = min(high, self.height_cap)
-        return low, max(low, high)
-
-    def _support_polygon(self, active, placements):
-        """The :class:`Support` of the soles in contact (None: no contact), rebuilt only when they change or move."""
-        if not active:
-            self._support_key, self._support = (), None
-            return None
-        corners = self._support_corners(active, placements)
-        key = self._support_key
-        if not key or key[0] != active or np.abs(key[1] - corners).max() > SUPPORT_MOVED:
-            polygon = SupportPolygon.of_points(corners)
-            self._support_key = (active, corners)
-            self._support = Support(polygon, load_sharing_region(corners.reshape(len(active), -1, 2),
-                                                                 self.config.min_foot_load),
-                                    polygon.shrunk(ZMP_MARGIN_FRACTION * self.config.support_margin))
-        return self._support
-
-    def _limb_rates(self, state, support, zmp_reference, dt):
-        """The J-busy limbs' rates on their trajectories' clock, slowed where their motion would carry the ZMP out
-        of the support or a joint beyond its speed (:class:`~humanoid_balance.control.limb_motion.TrajectoryClock`),
-        and the limitations."""
-        clock = self.clock
-        for limb, trajectory in state.trajectories.items():
-            if self.followed.get(limb) is not trajectory:
-                self.followed[limb] = trajectory
-                clock.follow(limb, trajectory, state.time)
-        bound, depth = 1.0, None
-        if clock.moving:
-            if self.momentum_map is None or self.momentum_map_age >= MOMENTUM_MAP_TICKS:  # changes slowly: a preview
-                A = pin.computeCentroidalMap(self.model, self.centroidal.data, state.q)  # (6, nv)
-                self.momentum_map, self.momentum_map_age = A @ self.kinematics.T, 0  # in output coordinates
-            self.momentum_map_age += 1
-            polygon = None if support is None else support.limbs
-            bound = clock.bound(self.momentum_map, self.mass, self.kinematics.com[2] - self.ground, zmp_reference,
-                                polygon)
-            if polygon is not None and state.zmp is not None:
-                depth = polygon.depth(state.zmp)
-        rates, limitations = clock.advance(bound, dt, depth)
-        return {name: rates.get(name, np.zeros(len(s.joints))) for name, s in self.extra.items() if s.role == J_BUSY}, \
-            limitations
-
-    def _support_corners(self, active, placements):
-        """xy corners of the soles in contact, world frame (4 k, 2) [m]."""
-        return np.concatenate([self.sole_corners[i] @ placements[i].rotation.T + placements[i].translation
-                               for i in active])[:, :2]
-
-    def _static_torques(self, wrenches, active):
-        """τ_o = [Tᵀ (g − Σ J_iᵀ w_i)]_joints at the configuration of ``self.kinematics``: the output torques that hold
-        the sole wrenches still (Kangaroo eq. 44 with the outputs as coordinates; the loop forces drop out since
-        J_l T = 0)."""
-        kinematics = self.kinematics
-        generalized = gravity_from_com_jacobian(self.model, self.mass, kinematics.J_com)
-        for i in active:
-            J_sole = pin.getFrameJacobian(self.model, kinematics.data, self.sole_ids[i], pin.LOCAL)
-            generalized -= J_sole.T @ wrenches[i]
-        return (kinematics.T.T @ generalized)[6:]
-
-    def _output_torques(self, q, wrenches, active):
-        """τ_o = −Λ_q Q M_o⁻¹ Σ J_oᵀ w (Garofalo et al., section 5) directly in output coordinates, M_o = Tᵀ M T and
-        J_o = J T: the same torques as in actuated coordinates mapped by eq. 23, since the change of coordinates
-        leaves the base alone (τ_o = Aᵀ τ_a with A = (P J_m)⁻¹ = eq. 23)."""
-        if not active:
-            return np.zeros(len(self.robot.output_names))
-        kinematics = self.kinematics
-        J = [kinematics.frame_jacobian(self.sole_ids[i], pin.LOCAL) for i in active]
-        return joint_torques(self.centroidal.output_mass_matrix(q, kinematics.T), J, wrenches[list(active)])
+def change_mode(controller, mode):
+    """A controller in ``mode`` on the same robot, configuration and limbs: ``controller`` itself in its own mode, else
+    a new one, which starts from the measured posture at its first update. Refused while ``controller`` is busy with
+    what another mode could not take over (a jump); ValueError for no mode."""
+    balance_mode(mode)
+    if mode == controller.mode:
+        return controller
+    if controller.busy:
+        raise Refused(f"{controller.busy}: the mode stays '{controller.mode}'")
+    return balance_controller(controller.robot, replace(controller.config, mode=mode), controller.sections)

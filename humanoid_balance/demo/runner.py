@@ -41,7 +41,7 @@ from humanoid_balance.progress import Progress
 from humanoid_balance.recording import LATCHED_QOS, Bag, GraphRecorder, RobotTransforms, TransformRecorder
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
-__all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES", "BALANCE_MODES"]
+__all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES"]
 
 SEVERITY = ("OK", "WARN", "STALE", "ERROR")
 SUITE = {name: (node_factory(name), f"{name}.yaml") for name in (PLANT, *BALANCE_NODES)}
@@ -53,13 +53,6 @@ SIMULATION_OVERRIDES = {  # what sim.launch.py passes on top of the files: the p
     "centroidal_balancer": ["use_sim_time:=true"],
     "loop_closure_mapper": ["use_sim_time:=true"],
 }
-
-
-BALANCE_MODES = ("kinematic", "momentum", "viip")
-"""kinematic: Choi–Kim on position drives; momentum: Garofalo et al. on the actuators' joint impedance (the
-mapper's per-actuator stiffness, damping and feed-forward efforts), as a torque-controlled robot runs it; viip:
-Sugihara–Nakamura's vertical control on position drives, whose deflection the mapper compensates (its jumps are
-dynamic)."""
 
 
 def mode_overrides(mode):
@@ -77,7 +70,7 @@ def real_time_overrides(rate):
 
 def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic"):
     """The five nodes by name, each with its parameter file, the robot's configuration (a bundled robot's name or
-    a directory written by ``humanoid-balance init``), the simulation overrides, the balance mode's (BALANCE_MODES)
+    a directory written by ``humanoid-balance init``), the simulation overrides, the balance mode's (control.balancer.MODES)
     and the real-time ones when ``real_time_rate`` [Hz] is given."""
     extra = real_time_overrides(real_time_rate) if real_time_rate else {}
     balance = mode_overrides(mode)
@@ -258,7 +251,7 @@ class Video:
 def run_demo(scenario, output, video=None, wall_timeout=None, progress=None, real_time_rate=None,
              robot=DEFAULT_ROBOT, mode="kinematic", record=None):
     """Run ``scenario`` on ``robot`` (a bundled robot's name or a directory written by ``humanoid-balance init``)
-    in balance ``mode`` (BALANCE_MODES); write the report folder ``output``; return (exit code, metrics, written
+    in balance ``mode`` (control.balancer.MODES); write the report folder ``output``; return (exit code, metrics, written
     paths).
 
     ``real_time_rate`` [Hz]: run the plant free against the wall clock at that control rate instead of in lockstep.

@@ -35,7 +35,8 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
-from humanoid_balance.control.balancer import MODES, Balancer, BalancerConfig, BalancerState, Foot, Refused
+from humanoid_balance.control.balancer import (BALANCE_MODES, MODES, BalancerConfig, BalancerState, Foot, Refused,
+                                               balance_controller, change_mode)
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.joint_limits import LimitStatus
 from humanoid_balance.control.limb_motion import OutOfReach
@@ -115,7 +116,7 @@ class CentroidalBalancerNode(LifecycleNode):
                            for name in self.cartesian_limbs]
             if not value("max_tracking_error") > 0.0:
                 raise ValueError(f"parameter 'max_tracking_error' must be > 0, got {value('max_tracking_error')}")
-            self.config = BalancerConfig(mode=value("mode"), feet=tuple(feet),
+            config = BalancerConfig(mode=value("mode"), feet=tuple(feet),
                                          zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))),
                                          max_tracking_error=float(value("max_tracking_error")),
                                          limit_margin=float(value("limit_margin")),
@@ -123,7 +124,7 @@ class CentroidalBalancerNode(LifecycleNode):
             if value("contact_phases") not in CONTACT_PHASES:
                 raise ValueError(f"parameter 'contact_phases': '{value('contact_phases')}' is not one of "
                                  f"{', '.join(CONTACT_PHASES)}")
-            self.core = Balancer(self.robot, self.config, self.extra)
+            self.core = balance_controller(self.robot, config, self.extra)
             self.core.check(self.robot.reference_q)
         except (ModelError, ValueError) as error:
             self.configuration_error = str(error)
@@ -189,21 +190,22 @@ class CentroidalBalancerNode(LifecycleNode):
         return self.get_parameter(name).value
 
     def on_set_parameters(self, parameters):
-        """Refuse gain changes that break the stability conditions (Choi–Kim eqs. 25, 31), with the reason."""
+        """Refuse gain changes that break the stability conditions (Choi–Kim eqs. 25, 31) and a mode change the robot
+        cannot make now (control.balancer.change_mode), with the reason; a new mode starts from the measured posture."""
         if self.core is None:
             return SetParametersResult(successful=True)
         values = {p.name: p.value for p in parameters}
-        gains = ZmpComGains(np.full(2, values.get("k_p", self.config.zmp_com.k_p[0])),
-                            np.full(2, values.get("k_c", self.config.zmp_com.k_c[0])))
-        mode = values.get("mode", self.config.mode)
+        gains = self.core.config.zmp_com
+        gains = ZmpComGains(np.full(2, values.get("k_p", gains.k_p[0])), np.full(2, values.get("k_c", gains.k_c[0])))
         try:
-            self.core.check_mode_change(mode)
-            self.core.check(self.last_q if self.last_q is not None else self.robot.reference_q, gains)
+            core = change_mode(self.core, values.get("mode", self.core.mode))  # a new mode: a new controller
+            core.check(self.last_q if self.last_q is not None else self.robot.reference_q, gains)
         except (GainError, Refused, ValueError) as error:
             if isinstance(error, Refused):
                 self.limitations.refused("mode", str(error))
             return SetParametersResult(successful=False, reason=str(error))
-        self.config.zmp_com, self.config.mode = gains, mode
+        core.retune(gains)
+        self.core = core
         self.input_timeout = self.zmp.timeout = values.get("input_timeout", self.input_timeout)
         self.world_frame = values.get("world_frame", self.world_frame)
         if "display_rate" in values:
@@ -246,7 +248,7 @@ class CentroidalBalancerNode(LifecycleNode):
 
     def on_wrench(self, foot, message):
         normal_force = finite([message.wrench.force.z], f"contact/{foot}/wrench", "force")[0]
-        self.phases[foot] = bool(normal_force > self.config.f_min)
+        self.phases[foot] = bool(normal_force > self.core.config.f_min)
 
     def in_contact(self, foot):
         """The foot's last contact phase (``contact_phases``); in contact until one arrives."""
@@ -367,13 +369,13 @@ class CentroidalBalancerNode(LifecycleNode):
         elif self.holding:
             self.diagnostics.publish("WARN", "inputs stale: holding posture", values)
         elif not self.zmp_fresh:  # the kinematic mode's ZMP/CoM control (eq. 24) holds without it
-            consequence = "holding posture" if self.config.mode == "kinematic" else "no ZMP margin"
+            consequence = "holding posture" if BALANCE_MODES[self.core.mode].needs_zmp else "no ZMP margin"
             self.diagnostics.publish("WARN", f"zmp stale or missing (older than input_timeout {self.input_timeout} "
                                      f"s): {consequence}", values)
         elif self.core.restarts > self.reported_restarts:
             self.diagnostics.publish("WARN", f"the robot does not follow the commands: "
                                      f"{self.core.restarts - self.reported_restarts} restarts from the measured "
-                                     f"posture (a command beyond max_tracking_error {self.config.max_tracking_error})",
+                                     f"posture (a command beyond max_tracking_error {self.core.config.max_tracking_error})",
                                      values)
         elif self.limitations.active():
             self.diagnostics.publish("WARN", self.limitations.summary() + self.at_a_limit(), values)
@@ -384,7 +386,7 @@ class CentroidalBalancerNode(LifecycleNode):
                                      f"{self.status['joint limits solver flag']}): the command may leave them "
                                      "(clamped to the joints' limits, the mapper's to the strokes)", values)
         else:
-            self.diagnostics.publish("OK", f"balancing ({self.config.mode})" + self.at_a_limit(), values)
+            self.diagnostics.publish("OK", f"balancing ({self.core.mode})" + self.at_a_limit(), values)
         self.reported_restarts = self.core.restarts
         self.limitations.next_report()
 

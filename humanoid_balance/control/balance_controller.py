@@ -1,0 +1,437 @@
+"""What every balance mode shares: one ``update(state, dt)`` per control tick (:class:`BalanceController`); each
+mode's own part is a subclass in :mod:`humanoid_balance.control.modes`, chosen by :mod:`humanoid_balance.control.balancer`.
+
+Each tick the controller computes the kinematics of the state once (:class:`WholeBodyKinematics`), the support
+polygon of the soles in contact, the CoM reference it grants (:mod:`~humanoid_balance.control.reference_governor`:
+within the support and the legs' reach, at bounded speed and acceleration), the C-busy limbs' twists and the J-busy
+limbs' rates, slowed where the ZMP or the joints' speed ask (:mod:`~humanoid_balance.control.limb_motion`). The mode
+plans the CoM wrench and the motion (:meth:`BalanceController.plan`), the QP distributes the wrench over the soles
+(Garofalo et al. eqs. 41–43) and the mode turns the distribution into efforts (:meth:`BalanceController.efforts`).
+A motion keeps the actuators' strokes and the joints' ranges (:mod:`~humanoid_balance.control.joint_limits`,
+Kangaroo eq. (IV)): at a limit the CoM's horizontal motion goes on through the other joints, and a rise the limits
+stop is not asked for again (the anti-windup of the CoM height). It is integrated into position commands, restarted
+from the measured posture when the robot does not follow; position, velocity and effort are clamped to the URDF
+limits before leaving. Each command carries the limitations, and what the robot cannot do now is :class:`Refused`.
+Everything works on the serial-equivalent outputs q (robot.output_names); a closed-chain robot is projected onto
+them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
+"""
+import math
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple, Optional
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
+from humanoid_balance.control.joint_limits import JointLimits, LimitStatus
+from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, ZMP_MARGIN_FRACTION, limb_reach
+from humanoid_balance.control.momentum_balance import MomentumGains, WrenchDistribution, contact_wrench_map
+from humanoid_balance.control.reference_governor import ComGovernor
+from humanoid_balance.control.zmp_com import GRAVITY, ZmpComGains, check_gains
+from humanoid_balance.model.centroidal import Centroidal
+from humanoid_balance.model.closed_chain import ClosedChain
+from humanoid_balance.model.kinematics import WholeBodyKinematics
+from humanoid_balance.model.projected_dynamics import gravity_from_com_jacobian
+from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
+from humanoid_balance.model.support_polygon import SupportPolygon, load_sharing_region
+
+__all__ = ["BalanceController", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Plan", "Refused", "Tick"]
+
+HEIGHT_CAP_RELAXATION = 0.02  # [m/s] how fast a CoM height the limits capped is asked for again once they let go
+RISE_TOLERANCE = 1e-4         # [m/s] a rise the limits take less than this from is not capped
+LOWEST_LEG_FRACTION = 0.5     # the hips are never asked below this fraction of the legs' length above the soles
+SUPPORT_MOVED = 1e-3          # [m] soles that moved less than this keep their support polygon
+MOMENTUM_MAP_TICKS = 5        # the limbs' preview takes the centroidal momentum matrix of up to this many updates ago
+
+
+class Support(NamedTuple):
+    """The soles in contact, as the balance uses them (SupportPolygons, world frame)."""
+
+    polygon: object  # their convex hull
+    com: object      # where the CoM reference may go: the part where each keeps min_foot_load (before the margin)
+    limbs: object    # where limb motions may carry the ZMP: the hull less ZMP_MARGIN_FRACTION of the margin
+
+
+class Refused(Exception):
+    """A request the robot cannot do now (a jump, a mode change); the message says why."""
+
+
+class Foot(NamedTuple):
+    name: str          # foot name (topics)
+    sole: str          # sole frame
+    joints: tuple      # serial-equivalent leg joints, hip to ankle
+    rectangle: object = None  # SoleRectangle of the contact surface; None: from the foot's collision boxes
+
+
+@dataclass
+class BalancerConfig:
+    mode: str = "kinematic"            # which BalanceController (control.balancer.BALANCE_MODES)
+    feet: tuple = ()
+    zmp_com: ZmpComGains = field(default_factory=lambda: ZmpComGains(np.array([2.0, 2.0]), np.array([5.0, 5.0])))
+    com_height_gain: float = 5.0       # [1/s] CoM height P term (kinematic mode)
+    attitude_gain: float = 5.0         # [1/s] base attitude P term (kinematic and viip modes)
+    momentum: MomentumGains = field(default_factory=lambda: MomentumGains(
+        np.eye(3) * 800.0, np.eye(3) * 4.0, np.eye(3) * 300.0, np.eye(3) * 4.0))
+    friction: float = 0.7              # μ of the friction pyramid
+    f_min: float = 10.0                # minimum sole normal force [N]
+    viip_frequency: float = 8.0        # standing impedance ω [rad/s] (eq. 13)
+    viip_damping: float = 1.0          # standing impedance ζ ≥ 1 (eq. 14)
+    posture_gain: float = 2.0          # [1/s] joints not in a leg return to their reference posture
+    jump_height: float = 0.05          # planned apex above the lift-off COG height z_H [m] (viip)
+    stoop_depth: float = 0.05          # stoop before lift-off and landing depth z_d [m] (viip)
+    cog_frequency: float = 4.0         # horizontal COG regulation ω_c, critically damped [rad/s] (viip)
+    sole_level_gain: float = 10.0      # [1/s] soles in contact turned flat onto the floor (viip)
+    touchdown_clearance: float = 0.005  # the touchdown begins when a sole comes this close to the floor [m] (viip)
+    pose_gain: float = 5.0             # [1/s] C-busy limbs converge to their target poses
+    max_tracking_error: float = 0.25   # [rad or m] a position command this far from the measured output restarts
+                                       # from the measured posture (kinematic and viip modes): see Balancer.update
+    support_margin: float = 0.04       # [m] the CoM reference stays this far inside the support polygon's edges
+    min_foot_load: float = 0.25        # ... and where each foot in contact carries this fraction of the weight
+    max_com_speed: float = 0.05        # [m/s] the CoM reference's approach to a new target
+    max_com_acceleration: float = 0.5  # [m/s²] ... lowered to ω² support_margin (LIPM: its ZMP stays in the support)
+    max_limb_speed: float = 0.3        # [m/s] C-busy limb ends' approach to their targets
+    max_limb_acceleration: float = 1.0  # [m/s²]
+    max_limb_angular_speed: float = 1.0  # [rad/s]
+    respect_limits: bool = True        # the resolution keeps strokes and ranges (False: clamped output by output)
+    limit_margin: float = 0.02         # fraction of each actuator's stroke the resolution keeps free
+    limit_com_weight: float = 1e4      # the CoM's horizontal motion against the rest when a limit acts (joint_limits)
+
+
+class BalancerState(NamedTuple):
+    q: np.ndarray                      # floating-base configuration (base pose from odom, every joint)
+    v: np.ndarray                      # velocity (base twist in the base frame, every joint)
+    contacts: tuple                    # per foot: True in contact
+    zmp: Optional[np.ndarray]          # measured ZMP, world frame [m]; None: none fresh (kinematic mode holds)
+    com_reference: np.ndarray          # desired CoM, world frame [m]: a wish, granted as far as balance allows
+    trajectories: dict = {}            # J-busy extra sections → their newest LimbTrajectory
+    poses: dict = {}                   # C-busy extra sections → target pin.SE3 of their end frame, world
+    time: float = 0.0                  # of the state, on the trajectories' stamps' clock [s]
+
+
+class JointCommand(NamedTuple):
+    position: np.ndarray               # robot.output_names order [rad or m]
+    velocity: np.ndarray
+    effort: np.ndarray                 # [N·m or N]
+    wrenches: np.ndarray               # desired sole wrenches (feet, 6), sole frames [N, N·m]
+    com: np.ndarray                    # CoM of the state the command was computed from, world frame [m]
+    status: dict                       # figures for diagnostics
+    limitations: tuple = ()            # the references not granted as asked (reference_governor.Limitation)
+    com_reference: np.ndarray = None   # the CoM reference granted, world frame [m]
+
+
+class Tick(NamedTuple):
+    """What an update has found before the mode's part (world frame, SI)."""
+
+    state: BalancerState
+    dt: float                 # [s]
+    com: np.ndarray           # the state's CoM [m]
+    R_base: np.ndarray        # the base's orientation (3, 3)
+    placements: list          # the soles' placements (pin.SE3), one per foot
+    active: tuple             # indices of the feet in contact
+    granted: object           # the CoM reference granted (reference_governor.GrantedCom)
+    zmp_reference: np.ndarray  # its LIPM ZMP, Choi–Kim eq. 23 (2,) [m]
+    twists: dict              # C-busy limb → its end's twist towards its target [m/s, rad/s]
+    rates: dict               # J-busy limb → its joints' rates on its trajectory's clock [rad/s, m/s]
+
+
+class Plan(NamedTuple):
+    """A mode's answer for one tick."""
+
+    wrench: np.ndarray            # the CoM wrench the soles are to exert, world frame, at the CoM (6,) [N, N·m]
+    motion: Optional[np.ndarray]  # ν_o: base twist and output rates (6 + n_out,); None: the posture is held still
+    momentum: np.ndarray          # the centroidal momentum the mode measured [p; L] (6,) [kg m/s, kg m²/s] (0: none)
+
+
+class BalanceController:
+    """Balance of a floating-base :class:`RobotModel` over its serial-equivalent outputs; a subclass per mode
+    (:mod:`humanoid_balance.control.modes`) says what wrench and motion a tick asks for (:meth:`plan`) and which
+    efforts hold the wrenches (:meth:`efforts`).
+
+    Args:
+        robot: the RobotModel (floating base).
+        config: its :class:`BalancerConfig` (the controller's own: a change of mode or gains makes a new one).
+        extra_sections: the limbs' embedded-motion Sections (J-busy: trajectories; C-busy: target poses).
+    """
+
+    mode = None  # the mode's name, as BalancerConfig.mode and the node's parameter give it
+
+    def __init__(self, robot, config, extra_sections=()):
+        self.robot, self.config, self.sections = robot, config, tuple(extra_sections)
+        self.model = robot.model
+        self.chain = ClosedChain(robot)
+        self.kinematics = WholeBodyKinematics(self.chain)
+        self.centroidal = Centroidal(self.chain)
+        self.mass = robot.total_mass
+        feet = list(config.feet)
+        self.sole_ids = [robot.frame_id(f.sole) for f in feet]
+        rectangles = [f.rectangle or sole_rectangle(robot, f.sole) for f in feet]
+        sections = [Section(f.name, f.joints, f.sole, BASE if i == 0 else C_BUSY,
+                            free_contact_twists(len(f.joints), rectangle, f.name))
+                    for i, (f, rectangle) in enumerate(zip(feet, rectangles))]
+        extra_sections = [s._replace(axes=(0, 1, 2)) if s.role == C_BUSY and len(s.joints) < 6 else s
+                          for s in extra_sections]  # a limb of fewer than six joints follows its target's position
+        self.resolver = EmbeddedMotionResolver(robot, sections + list(extra_sections), self.kinematics)
+        self.extra = {s.name: s for s in extra_sections}
+        self.governor = ComGovernor(config.support_margin, config.max_com_speed, config.max_com_acceleration)
+        cartesian = {s.name: (s.joints, s.end_frame) for s in extra_sections if s.role == C_BUSY}
+        self.pose_targets = PoseTargets(robot, cartesian, config.pose_gain, config.max_limb_speed,
+                                        config.max_limb_acceleration, config.max_limb_angular_speed)
+        busy = [s for s in extra_sections if s.role == J_BUSY]
+        self.clock = TrajectoryClock({s.name: [robot.output_names.index(j) for j in s.joints] for s in busy},
+                                     {s.name: robot.velocity_limits(s.joints) for s in busy})
+        self.followed = {}       # J-busy limb → the trajectory its clock follows
+        self.momentum_map, self.momentum_map_age = None, 0  # A T for the limbs' preview, and the updates since
+        self.leg_reach = float(np.mean([limb_reach(robot, f.joints, f.sole)[1] for f in feet]))
+        self.hip_ids = [robot.model.getJointId(f.joints[0]) for f in feet]
+        self.height_range = None  # static (low, high) CoM height range above the ground the legs reach [m]
+        self.ground = None        # height of the floor under the feet in contact, world frame [m]
+        self._support_key, self._support = None, None  # the soles in contact and where, and their Support
+        self.sole_corners = [rectangle.corners() for rectangle in rectangles]  # (4, 3) each, sole frames [m]
+        self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min)
+        lower, upper = robot.position_limits(robot.output_names)
+        velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
+        self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))
+        self.joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
+        T = self.chain.output_velocity_map(robot.reference_q)
+        leg_columns = [6 + robot.output_names.index(j) for f in feet for j in f.joints]
+        self.leg_limits = {name for name in self.joint_limits.names  # the limits that stop the legs: their joints'
+                           if any(name in f.joints for f in feet)  # ranges and the strokes that move them
+                           or (name in robot.joint_names and np.abs(T[robot.joint_v_index(name), leg_columns]).max()
+                               > 1e-9)}
+        self.limited = 0         # updates whose motion a joint's or actuator's limit changed
+        self.height_cap = None   # the CoM height the limits stopped a rise at (None: none) [m]
+        self.position_command = None
+        self.clamped = 0
+        self.restarts = 0        # position commands restarted from the measured posture (max_tracking_error)
+        self.support = ((), [])  # active feet and sole placements of the last update, for zmp_margin
+
+    @property
+    def supported(self):
+        """Whether a foot was in contact at the last update (None before the first)."""
+        return None if self._support_key is None else bool(self.support[0])
+
+    def check_pose(self, limb, position):
+        """OutOfReach unless ``position`` (world frame [m]) is within the C-busy limb's reach of its root, at the last
+        update's configuration (no check before the first: the update ignores what is out of reach)."""
+        if self.kinematics.q is not None:
+            self.pose_targets.check(limb, position, self.kinematics)
+
+    def com_height(self, q):
+        """Height of the CoM above the mean sole height [m]: c_z of the inverted pendulum (ω_n = √(g/c_z))."""
+        kinematics = self.kinematics.update(q)
+        soles = [kinematics.placement(i).translation[2] for i in self.sole_ids]
+        return float(kinematics.com[2] - np.mean(soles))
+
+    def check(self, q, gains=None):
+        """Refuse gains outside the stability conditions at configuration q (GainError / ValueError, with why)."""
+        check_gains(self.config.zmp_com if gains is None else gains, self.com_height(q))
+
+    def hold(self, state):
+        """Restart from the measured posture (after a timeout or on activation), the CoM reference at rest at the
+        measured CoM."""
+        self.position_command = state.q[self.robot.output_q].copy()
+        self.governor.reset(self.kinematics.update(state.q).com)
+
+    def retune(self, zmp_com):
+        """Take the ZmpComGains ``zmp_com`` from the next update on (check them first: :meth:`check`)."""
+        self.config = replace(self.config, zmp_com=zmp_com)
+
+    @property
+    def busy(self):
+        """What the mode is doing that another mode could not take over (a jump's phase), or None."""
+        return None
+
+    @property
+    def phase(self):
+        """The mode's vertical phase ("n/a": none)."""
+        return "n/a"
+
+    def jump(self):
+        """Request a jump; Refused here: the mode does not jump."""
+        raise Refused(f"mode '{self.mode}' does not jump")
+
+    # -- the mode's part ------------------------------------------------------------------------------
+    def plan(self, tick):
+        """The :class:`Plan` of the tick: what the soles are to exert and how the robot moves."""
+        raise NotImplementedError
+
+    def efforts(self, tick, distribution):
+        """Output efforts that go with the soles' wrenches (n_out,) [N·m or N]: by default the quasi-static torques
+        that hold them (Kangaroo eq. 44)."""
+        return self._static_torques(distribution.wrenches, tick.active)
+
+    def kept(self, limits):
+        """Told which part of the planned motion the joint limits kept (a JointLimits result)."""
+
+    # -- the tick -------------------------------------------------------------------------------------
+    def update(self, state, dt):
+        """One control tick: the JointCommand for ``state`` [SI], ``dt`` [s] after the last."""
+        robot, config = self.robot, self.config
+        if self.position_command is None:
+            self.hold(state)
+        kinematics = self.kinematics.update(state.q)
+        com = kinematics.com
+        placements = [kinematics.placement(i) for i in self.sole_ids]
+        active = tuple(i for i, touching in enumerate(state.contacts) if touching)
+        G = [contact_wrench_map(M, com) for M in placements]
+        R_base = kinematics.base_rotation
+        if active or self.ground is None:  # the floor under the feet on it; in the air, the one they left
+            self.ground = float(np.mean([placements[i].translation[2] for i in (active or range(len(placements)))]))
+        ground = self.ground
+        omega = math.sqrt(GRAVITY / max(com[2] - ground, 0.05 * self.leg_reach))
+        support = self._support_polygon(active, placements)
+        granted = self.governor.update(state.com_reference, None if support is None else support.com,
+                                       self._height_range(com, ground), omega, dt)
+        zmp_reference = granted.position[:2] - granted.acceleration[:2] / omega ** 2  # LIPM, Choi–Kim eq. 23
+        twists, pose_limitations = self.pose_targets.twists(state.poses, kinematics, dt)
+        rates, rate_limitations = self._limb_rates(state, support, zmp_reference, dt)
+        if active:
+            self._choose_support(active)
+        tick = Tick(state, dt, com, R_base, placements, active, granted, zmp_reference, twists, rates)
+        plan = self.plan(tick)
+        distribution = self.distribution.solve(G, plan.wrench, active, self.mass)
+        effort = self.efforts(tick, distribution)
+        limits = None
+        if plan.motion is None:
+            velocity = np.zeros(len(robot.output_names))
+        elif not config.respect_limits:
+            velocity = plan.motion[6:]
+        else:
+            limits = self.joint_limits.apply(plan.motion, kinematics.T, state.q, self.position_command, dt, lambda: (
+                kinematics.com_jacobian(), [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
+            velocity = limits.velocity[6:]
+            self.limited += limits.status is LimitStatus.LIMITED
+            self._cap_height(plan.motion, limits, state, com, dt)
+            self.kept(limits)
+        position = self.position_command + dt * velocity
+        measured = state.q[robot.output_q]
+        if plan.motion is not None and np.abs(position - measured).max() > config.max_tracking_error:
+            position = measured  # the robot does not follow (anti-windup): start again from where it is
+            self.restarts += 1
+        command = np.array([position, velocity, effort])
+        lower, upper = self.limits
+        outside = (command < lower) | (command > upper)
+        if outside.any():
+            self.clamped += int(np.count_nonzero(outside))
+            np.clip(command, lower, upper, out=command)
+        self.position_command = command[0]
+        self.support = (active, placements)
+        momentum = plan.momentum
+        status = {"mode": self.mode, "vertical phase": self.phase,
+                  "qp status": distribution.status, "qp solve time [s]": distribution.solve_time,
+                  "wrench residual [N, N·m]": float(np.abs(distribution.residual).max()),
+                  "linear momentum [kg m/s]": math.hypot(*momentum[:3]),
+                  "angular momentum [kg m²/s]": math.hypot(*momentum[3:]),
+                  "clamped values": self.clamped, "restarts from the measured posture": self.restarts,
+                  "joint limits": "n/a" if limits is None else limits.status,
+                  "joint limits solver flag": 0 if limits is None else limits.solver_flag,
+                  "joints at a limit": ", ".join(limits.limited) if limits is not None and limits.limited else "none",
+                  "updates limited by joint limits": self.limited,
+                  "CoM height out of reach [m]": max(0.0, float(state.com_reference[2] - granted.target[2])),
+                  "limb time scale": self.clock.scale}
+        return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status,
+                            granted.limitations + pose_limitations + rate_limitations, granted.position)
+
+    def zmp_margin(self, zmp):
+        """Distance [m] of ``zmp`` inside the nearest edge of the last update's support polygon (negative outside;
+        NaN without contact or ZMP) — for diagnostics, away from the control path."""
+        if zmp is None or self._support is None or not self.support[0]:
+            return float("nan")
+        return self._support.polygon.depth(zmp)
+
+    def _choose_support(self, active):
+        """The support (base) section of the embedded-motion Jacobian: kept while its foot is in contact, else
+        the first foot that is; the other feet hold their soles still (C-busy)."""
+        feet = self.config.feet
+        support = self.resolver.base_section.name
+        if any(feet[i].name == support for i in active):
+            return
+        chosen = feet[active[0]].name
+        self.resolver.set_roles({foot.name: BASE if foot.name == chosen else C_BUSY for foot in feet})
+
+    # -- helpers --------------------------------------------------------------------------------------
+    def _cap_height(self, motion, limits, state, com, dt):
+        """A rise the joint limits stop is not asked for again: the anti-windup of the CoM height term, or of viip's
+        standing spring's reference. Legs held at their actuators' stroke by a height they cannot give lose the
+        ankles' and knees' motion the balance needs; so where the limits take away a rise the resolution asked, the
+        height range is capped at the CoM's height, and the cap rises again at HEIGHT_CAP_RELAXATION once they let go,
+        until the reference is below it."""
+        if limits.status is LimitStatus.LIMITED and self.leg_limits.intersection(limits.limited):
+            J_z = self.kinematics.com_jacobian()[2]
+            asked, kept = J_z @ motion, J_z @ limits.velocity
+            if asked > 0.0 and kept < asked - RISE_TOLERANCE:
+                self.height_cap = com[2] if self.height_cap is None else min(self.height_cap, com[2])
+                return
+        if self.height_cap is not None:
+            self.height_cap += HEIGHT_CAP_RELAXATION * dt
+            if self.height_cap >= state.com_reference[2]:
+                self.height_cap = None
+
+    def _height_range(self, com, ground):
+        """(low, high) CoM heights the legs reach, world frame [m]: from the legs' length (the hips no higher than
+        straight legs, no lower than LOWEST_LEG_FRACTION of them above the soles; measured against the first
+        update's posture), capped where the joint limits stopped a rise (:meth:`_cap_height`)."""
+        if self.height_range is None:
+            hips = np.mean([self.kinematics.data.oMi[i].translation[2] for i in self.hip_ids])
+            extension = hips - ground  # the legs' at the first update
+            self.height_range = (com[2] - ground - (extension - LOWEST_LEG_FRACTION * self.leg_reach),
+                                 com[2] - ground + max(0.0, self.leg_reach - extension))
+        low, high = ground + self.height_range[0], ground + self.height_range[1]
+        if self.height_cap is not None:
+            high = min(high, self.height_cap)
+        return low, max(low, high)
+
+    def _support_polygon(self, active, placements):
+        """The :class:`Support` of the soles in contact (None: no contact), rebuilt only when they change or move."""
+        if not active:
+            self._support_key, self._support = (), None
+            return None
+        corners = self._support_corners(active, placements)
+        key = self._support_key
+        if not key or key[0] != active or np.abs(key[1] - corners).max() > SUPPORT_MOVED:
+            polygon = SupportPolygon.of_points(corners)
+            self._support_key = (active, corners)
+            self._support = Support(polygon, load_sharing_region(corners.reshape(len(active), -1, 2),
+                                                                 self.config.min_foot_load),
+                                    polygon.shrunk(ZMP_MARGIN_FRACTION * self.config.support_margin))
+        return self._support
+
+    def _limb_rates(self, state, support, zmp_reference, dt):
+        """The J-busy limbs' rates on their trajectories' clock, slowed where their motion would carry the ZMP out
+        of the support or a joint beyond its speed (:class:`~humanoid_balance.control.limb_motion.TrajectoryClock`),
+        and the limitations."""
+        clock = self.clock
+        for limb, trajectory in state.trajectories.items():
+            if self.followed.get(limb) is not trajectory:
+                self.followed[limb] = trajectory
+                clock.follow(limb, trajectory, state.time)
+        bound, depth = 1.0, None
+        if clock.moving:
+            if self.momentum_map is None or self.momentum_map_age >= MOMENTUM_MAP_TICKS:  # changes slowly: a preview
+                A = pin.computeCentroidalMap(self.model, self.centroidal.data, state.q)  # (6, nv)
+                self.momentum_map, self.momentum_map_age = A @ self.kinematics.T, 0  # in output coordinates
+            self.momentum_map_age += 1
+            polygon = None if support is None else support.limbs
+            bound = clock.bound(self.momentum_map, self.mass, self.kinematics.com[2] - self.ground, zmp_reference,
+                                polygon)
+            if polygon is not None and state.zmp is not None:
+                depth = polygon.depth(state.zmp)
+        rates, limitations = clock.advance(bound, dt, depth)
+        return {name: rates.get(name, np.zeros(len(s.joints))) for name, s in self.extra.items() if s.role == J_BUSY}, \
+            limitations
+
+    def _support_corners(self, active, placements):
+        """xy corners of the soles in contact, world frame (4 k, 2) [m]."""
+        return np.concatenate([self.sole_corners[i] @ placements[i].rotation.T + placements[i].translation
+                               for i in active])[:, :2]
+
+    def _static_torques(self, wrenches, active):
+        """τ_o = [Tᵀ (g − Σ J_iᵀ w_i)]_joints at the configuration of ``self.kinematics``: the output torques that hold
+        the sole wrenches still (Kangaroo eq. 44 with the outputs as coordinates; the loop forces drop out since
+        J_l T = 0)."""
+        kinematics = self.kinematics
+        generalized = gravity_from_com_jacobian(self.model, self.mass, kinematics.J_com)
+        for i in active:
+            J_sole = pin.getFrameJacobian(self.model, kinematics.data, self.sole_ids[i], pin.LOCAL)
+            generalized -= J_sole.T @ wrenches[i]
+        return (kinematics.T.T @ generalized)[6:]
