@@ -21,7 +21,7 @@ from rclpy.parameter import Parameter
 from humanoid_balance.bench.dds_loop import (PLANT, START_TIMEOUT, SUITE, environment_variables, ros_arguments,
                                              ros_environment)
 from humanoid_balance.bench.processes import NodeProcess, stop
-from humanoid_balance.nodes.diagnostics import LEVEL_NAMES
+from humanoid_balance.nodes.diagnostics import LEVEL_NAMES, rejected_counts
 from humanoid_balance.nodes.qos import RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT
 
@@ -48,8 +48,7 @@ class NodeStatus:
 
     def rejected(self):
         """The node's rejected input messages by reason."""
-        return {key.removeprefix("rejected: "): int(value) for key, value in self.values.items()
-                if key.startswith("rejected: ")}
+        return rejected_counts(self.values)
 
     def __repr__(self):
         return f"{self.level} '{self.message}'"

@@ -43,6 +43,7 @@ from humanoid_balance.bench.results import Result
 from humanoid_balance.deployment import BALANCE_NODES, PLANT, mode_parameters
 from humanoid_balance.model.robot_config import robot_file_parameters
 from humanoid_balance.nodes.diagnostics import LEVEL_NAMES
+from humanoid_balance.nodes.mujoco_sim import PlantFigures
 from humanoid_balance.nodes.qos import RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
 
@@ -154,7 +155,7 @@ class LoopProbe:
         self.executor.add_node(self.node)
         self.commands = []      # (stamp, arrival) of every actuator_states [ns]
         self.ring_returns = []  # (stamp, arrival) of every JointState back from the ring [ns]
-        self.plant = []         # (arrival [ns], simulated time [s], base height [m], tick rate [Hz]) of its diagnostics
+        self.plant = []         # (arrival [ns], PlantFigures) of the plant's diagnostics
         self.reporting = set()  # processes' nodes that have published diagnostics
         self.warnings = {}      # node → (arrival [ns], its last non-OK diagnostics message)
         self.pongs = []         # (ping number, arrival [s, perf_counter]) of each pong
@@ -178,9 +179,8 @@ class LoopProbe:
             if LEVEL_NAMES[status.level] != "OK":
                 self.warnings[node] = (time.time_ns(), status.message)
             if node == PLANT:
-                values = {pair.key: pair.value for pair in status.values}
-                self.plant.append((time.time_ns(), float(values["simulated time [s]"]),
-                                   float(values["base height [m]"]), float(values["tick rate [Hz]"])))
+                figures = PlantFigures.read({pair.key: pair.value for pair in status.values})
+                self.plant.append((time.time_ns(), figures))
 
     def push(self):
         message = WrenchStamped()
@@ -320,13 +320,13 @@ def measure(rate, seconds, warm_up, layout="separate", robot=ROBOT, mode="kinema
     diagnostics = [sample for sample in probe.plant if start <= sample[0] < end]
     if len(diagnostics) < 2:
         raise RuntimeError(f"{PLANT} published {len(diagnostics)} diagnostics in {seconds} s instead of one per second")
-    (first, simulated_first, start_height, _), (last, simulated_last, end_height, _) = diagnostics[0], diagnostics[-1]
-    plant_rate = float(np.median([tick_rate for *_, tick_rate in diagnostics]))
-    real_time_factor = (simulated_last - simulated_first) / ((last - first) * 1e-9)
-    heights = [(round(simulated, 2), height) for _, simulated, height, _ in probe.plant]
+    (first, opening), (last, closing) = diagnostics[0], diagnostics[-1]  # (arrival [ns], PlantFigures)
+    plant_rate = float(np.median([figures.tick_rate for _, figures in diagnostics]))
+    real_time_factor = (closing.simulated_time - opening.simulated_time) / ((last - first) * 1e-9)
+    heights = [(round(figures.simulated_time, 2), figures.base_height) for _, figures in probe.plant]
     warnings = {node: message for node, (arrival, message) in probe.warnings.items() if start <= arrival < end}
-    return LoopRun(layout, rate, seconds, latencies, plant_rate, real_time_factor, start_height, end_height, cpu,
-                   heights, warnings)
+    return LoopRun(layout, rate, seconds, latencies, plant_rate, real_time_factor, opening.base_height,
+                   closing.base_height, cpu, heights, warnings)
 
 
 @contextlib.contextmanager

@@ -6,12 +6,25 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 
 from humanoid_balance.nodes.qos import RELIABLE_QOS
 
-__all__ = ["LEVELS", "LEVEL_NAMES", "Diagnostics"]
+__all__ = ["LEVELS", "LEVEL_NAMES", "Diagnostics", "rejected_key", "rejected_counts"]
 
 LEVELS = {"OK": DiagnosticStatus.OK, "WARN": DiagnosticStatus.WARN, "ERROR": DiagnosticStatus.ERROR,
           "STALE": DiagnosticStatus.STALE}
 LEVEL_NAMES = {value: name for name, value in LEVELS.items()}
 """A received DiagnosticStatus.level (bytes in this rclpy) → its name."""
+
+
+REJECTED = "rejected: "  # the prefix of the figures that count an input's rejected messages by reason
+
+
+def rejected_key(reason):
+    """The figure that counts the messages rejected for ``reason``."""
+    return f"{REJECTED}{reason}"
+
+
+def rejected_counts(values):
+    """reason → count of the rejected messages a status's figures ({key: text}) report."""
+    return {key.removeprefix(REJECTED): int(value) for key, value in values.items() if key.startswith(REJECTED)}
 
 
 class Diagnostics:

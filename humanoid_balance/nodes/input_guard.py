@@ -10,6 +10,7 @@ from collections import Counter
 from rclpy.lifecycle import LifecycleNode
 
 from humanoid_balance.nodes import intra_process
+from humanoid_balance.nodes.diagnostics import rejected_key
 from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 from humanoid_balance.nodes.parameters import describe
 from humanoid_balance.nodes.stamp_policy import StampPolicy
@@ -137,7 +138,7 @@ class InputGuard:
             # none: nothing publishes it (or a remap is wrong); some, yet no message: QoS, discovery, a stopped source
             values[f"publishers of {self.main_topic}"] = self.node.count_publishers(
                 self.node.resolve_topic_name(self.main_topic))
-        values.update({f"rejected: {reason}": count for reason, count in sorted(self.rejected.items())})
+        values.update({rejected_key(reason): count for reason, count in sorted(self.rejected.items())})
         return values
 
     def overrule(self, level, message):

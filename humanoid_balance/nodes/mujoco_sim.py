@@ -18,6 +18,7 @@ joint_states, imu and the foot wrenches go out every tick; the ground truth unde
 of simulated time (≤ 0: every tick), while something subscribes to it.
 """
 import time
+from typing import NamedTuple
 
 import numpy as np
 from builtin_interfaces.msg import Time
@@ -59,6 +60,26 @@ PERTURBATION_PARAMETERS = {  # how the plant differs from the robot's files and 
     "perturbation_seed": "seeds the perturbation's random draws (the same seed, the same plant)",
 }
 
+
+
+class PlantFigures(NamedTuple):
+    """The figures of the plant's /diagnostics that the bench reads back (:meth:`read`), labelled once here."""
+
+    simulated_time: float  # [s]
+    tick_rate: float       # [Hz] of wall time
+    base_height: float     # the ground truth's [m]
+
+    def values(self):
+        """{label: figure} for a DiagnosticStatus."""
+        return dict(zip(PLANT_LABELS, self))
+
+    @classmethod
+    def read(cls, values):
+        """The figures of a status's values ({label: text})."""
+        return cls(*(float(values[label]) for label in PLANT_LABELS))
+
+
+PLANT_LABELS = ("simulated time [s]", "tick rate [Hz]", "base height [m]")  # PlantFigures' fields, in order
 
 class MujocoSimNode(Node):
     def __init__(self, **node_options):
@@ -229,8 +250,7 @@ class MujocoSimNode(Node):
 
     def publish_diagnostics(self):
         truth = self.sim.ground_truth()
-        values = {"simulated time [s]": self.sim.time, "tick rate [Hz]": self.rate.hz,
-                  "base height [m]": float(truth.base_position[2]),
+        values = {**PlantFigures(self.sim.time, self.rate.hz, float(truth.base_position[2])).values(),
                   "command interface": self.interface}
         if self.lockstep:
             values["lockstep ticks without a command"] = self.unanswered_ticks
