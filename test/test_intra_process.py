@@ -11,7 +11,7 @@ from rclpy.lifecycle import LifecycleNode
 from rclpy.node import Node
 from std_msgs.msg import Float64
 
-from humanoid_balance.nodes import intra_process
+from humanoid_balance.nodes.intra_process import IntraProcess
 from humanoid_balance.nodes.input_guard import InputGuard, advertise, subscribe
 from humanoid_balance.nodes.qos import LATEST_QOS, RELIABLE_QOS
 from ros_probe import Probe
@@ -22,8 +22,9 @@ pytestmark = pytest.mark.dds
 class Stage(Node):
     """A node with an InputGuard whose main input is ``main``; it records (node, topic, message) of each call."""
 
-    def __init__(self, name, main, calls, context, inputs=()):
+    def __init__(self, name, main, calls, context, hub, inputs=()):
         super().__init__(name, context=context)
+        self.hub = hub
         self.guard = InputGuard(self, main)
         for topic in inputs:
             subscribe(self, Float64, topic, lambda message, topic=topic: calls.append((name, topic, message)),
@@ -34,9 +35,7 @@ class Stage(Node):
 def context():
     context = rclpy.Context()
     rclpy.init(context=context)
-    hub = intra_process.start()
-    yield context, hub
-    intra_process.stop()
+    yield context, IntraProcess()  # handed to each node of the test, as balance_stack's entry point does
     rclpy.shutdown(context=context)
 
 
@@ -44,11 +43,12 @@ def test_topics_between_nodes_of_the_process_are_handed_over_in_chain_order(cont
     context, hub = context
     calls = []
     source = Node("source", context=context)
+    source.hub = hub
     state = advertise(source, Float64, "chain/state", RELIABLE_QOS)
     # the consumer is built before the producer of its main input: its DDS subscription is replaced
-    consumer = Stage("consumer", "chain/estimate", calls, context, inputs=("chain/estimate", "chain/state"))
+    consumer = Stage("consumer", "chain/estimate", calls, context, hub, inputs=("chain/estimate", "chain/state"))
     assert len(list(consumer.subscriptions)) == 1  # chain/state is already in-process; chain/estimate over DDS yet
-    estimator = Stage("estimator", "chain/state", calls, context, inputs=("chain/state",))
+    estimator = Stage("estimator", "chain/state", calls, context, hub, inputs=("chain/state",))
     estimate = advertise(estimator, Float64, "chain/estimate", RELIABLE_QOS)
     assert list(consumer.subscriptions) == [] and list(estimator.subscriptions) == []
     assert source.count_subscribers("chain/state") == 0  # no DDS reader in the process
@@ -74,6 +74,7 @@ def test_topics_between_nodes_of_the_process_are_handed_over_in_chain_order(cont
 def test_an_output_goes_over_dds_once_a_reader_outside_the_process_subscribes(context):
     context, hub = context
     node = Node("producer", context=context)
+    node.hub = hub
     output = advertise(node, Float64, "chain/output", RELIABLE_QOS)
     assert not output.wanted()  # nobody to see a display-only message: the nodes do not build it
     probe = Probe("intra_process_probe")
@@ -94,8 +95,9 @@ def test_a_lifecycle_publisher_delivers_only_while_active(context):
     context, hub = context
     calls = []
     node = LifecycleNode("managed", context=context)
+    node.hub = hub
     output = advertise(node, Float64, "chain/command", RELIABLE_QOS)
-    Stage("follower", "chain/command", calls, context, inputs=("chain/command",))
+    Stage("follower", "chain/command", calls, context, hub, inputs=("chain/command",))
     output.publish(Float64(data=1.0))
     hub.drain()
     assert calls == [] and not output.wanted()
@@ -110,9 +112,10 @@ def test_a_lifecycle_publisher_delivers_only_while_active(context):
 def test_a_topic_from_outside_is_taken_once_for_the_nodes_that_ask_for_it_alike(context):
     context, hub = context
     calls = []
-    stages = [Stage("first", "", calls, context, inputs=("outside/imu",)),
-              Stage("second", "", calls, context, inputs=("outside/imu",))]
+    stages = [Stage("first", "", calls, context, hub, inputs=("outside/imu",)),
+              Stage("second", "", calls, context, hub, inputs=("outside/imu",))]
     stages.append(Node("third", context=context))
+    stages[2].hub = hub
     stages[2].guard = InputGuard(stages[2])
     subscribe(stages[2], Float64, "outside/imu", lambda message: calls.append(("third", "outside/imu", message)),
               RELIABLE_QOS)  # another QoS: a subscription of its own

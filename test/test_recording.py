@@ -163,8 +163,8 @@ def test_a_recording_path(tmp_path):
 
 
 def test_a_closed_loop_run_comes_back_as_what_its_cores_produced(tmp_path):
-    with running("loop", record=tmp_path):
-        loop = ClosedLoop(robot_config("kangaroo_like"), mode="kinematic")
+    with running("loop", record=tmp_path) as session:
+        loop = ClosedLoop(robot_config("kangaroo_like"), mode="kinematic", session=session)
         ticks = []
         while loop.sim.time < 0.3:
             loop.tick()

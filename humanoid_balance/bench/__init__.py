@@ -1,6 +1,6 @@
 """``humanoid-balance bench``: the papers' headline experiments in the embedded simulation (issue 9).
 
-Each experiment module has ``run(smoke, robot) -> [Result]``, the robot its paper ran it on (``ROBOT``) and a
+Each experiment module has ``run(smoke, robot, session) -> [Result]``, the robot its paper ran it on (``ROBOT``) and a
 ``NOTE`` on how it is run; :func:`run_benchmarks` runs the chosen ones, prints one table (paper figure, our target,
 measured) and writes BENCHMARKS.md with the machine's description. ``smoke`` runs each briefly, for CI; ``robot``
 (a bundled robot's name or a directory written by ``humanoid-balance init``) runs every experiment on that robot
@@ -54,8 +54,9 @@ def run_benchmarks(names, smoke=False, output=None, command="humanoid-balance be
         start = time.perf_counter()
         progress(f"[bench] {name} …", file=sys.stderr)
         try:
-            with running(name, Progress(label=f"[bench] {name}: ", stream=live, events=False, interval=5.0), record):
-                rows = module.run(smoke=smoke, robot=robot or module.ROBOT)
+            with running(name, Progress(label=f"[bench] {name}: ", stream=live, events=False, interval=5.0),
+                         record) as session:
+                rows = module.run(smoke=smoke, robot=robot or module.ROBOT, session=session)
         except Exception as error:  # noqa: BLE001 — reported in the table, with its type and message
             rows = [Result(name, "experiment", "—", "runs", f"error: {type(error).__name__}: {error}", False)]
         progress(f"[bench] {name}: {time.perf_counter() - start:.0f} s", file=sys.stderr)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from humanoid_balance.bench.session import current as current_session
+from humanoid_balance.bench.session import Session
 from humanoid_balance.control.balancer import BALANCE_MODES, BalancerConfig, BalancerState, Foot, balance_controller
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.limb_motion import LimbTrajectory
@@ -89,11 +89,12 @@ class ClosedLoop:
         reference: joint → starting value for the plant (see :class:`Simulation`).
         period: control period [s]; the plant steps its own timestep in between.
         perturbation: how the plant differs from the robot's files and its sensors lie (a PlantPerturbation).
+        session: the bench Session the run shows its progress in and is recorded by (None: neither).
         config: extra :class:`BalancerConfig` fields (``zmp_com`` defaults to the robot's k_p and k_c).
     """
 
     def __init__(self, robot, mode="kinematic", arms=False, impedance=False, compliance_compensation=None,
-                 reference=None, period=0.002, cartesian_limbs=(), perturbation=NOMINAL, **config):
+                 reference=None, period=0.002, cartesian_limbs=(), perturbation=NOMINAL, session=None, **config):
         self.config = robot
         self.sim = Simulation.from_config(robot, reference=reference or {}, perturbation=perturbation)
         self.robot = load_robot(robot.urdf_file, robot.loops, floating_base=True)
@@ -131,7 +132,7 @@ class ClosedLoop:
         self.start_height = self.sim.ground_truth().base_position[2]
         self.base_body = robot.base_frame or self.robot.root_link  # where pushes land
         self.signals = None       # the last tick's Signals
-        run = current_session()
+        self.session = run = session or Session()
         run.progress.begin_run()
         path = run.recording_path(f"{mode}_{'impedance' if impedance else 'position'}")
         self.recording = None
@@ -189,7 +190,7 @@ class ClosedLoop:
         truth = sim.ground_truth()
         self.signals = Signals(sim.time, (position, velocity, effort), (quaternion, gyro), state, contact, command,
                                actuators, truth)
-        current_session().progress.update(sim.time)
+        self.session.progress.update(sim.time)
         if self.recording is not None:
             self.recording.write(self.signals)
         wrenches = np.array([np.full(6, np.nan) if foot.wrench is None else foot.wrench for foot in contact.feet])

@@ -60,10 +60,10 @@ def after_a_wait(function, inputs, wait=WAIT):
     return float(np.median(calls[len(calls) // 10:]))  # the first calls: warm-up, a replay's first gap
 
 
-def recorded_inputs(samples, robot=ROBOT):
+def recorded_inputs(samples, robot=ROBOT, session=None):
     """What each core receives, recorded while the four cores keep kangaroo_like up in the plant, swaying its CoM
     and dancing its arms, so that every core is timed on the inputs it really sees. Returns (loop, inputs)."""
-    loop = ClosedLoop(robot_config(robot), mode="kinematic", arms=True)
+    loop = ClosedLoop(robot_config(robot), mode="kinematic", arms=True, session=session)
     inputs = {name: [] for name in BUDGETS}
     for name, owner, method in (("state estimator update", loop.estimator, "update"),
                                 ("contact estimate (actuator forces)", loop.contact, "update"),
@@ -86,9 +86,9 @@ def recorded_inputs(samples, robot=ROBOT):
     return loop, {name: calls[-samples:] for name, calls in inputs.items()}
 
 
-def run(smoke=False, robot=ROBOT):
+def run(smoke=False, robot=ROBOT, session=None):
     samples = SMOKE_SAMPLES if smoke else SAMPLES
-    loop, inputs = recorded_inputs(samples, robot)
+    loop, inputs = recorded_inputs(samples, robot, session)
     cores = {"state estimator update": ("estimator", loop.estimator.update, loop.estimator.robot),
              "contact estimate (actuator forces)": ("contact", loop.contact.update, loop.robot),
              "balancer update, kinematic mode": ("balancer", loop.balancer.update, loop.robot),

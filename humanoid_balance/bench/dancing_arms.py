@@ -43,11 +43,11 @@ def arm_rates(amplitude, t):
     return {limb: 0.5 * a * w * np.sin(w * t) for limb, a in amplitude.items()}
 
 
-def dance(periods, robot=ROBOT, antiphase=True):
+def dance(periods, robot=ROBOT, antiphase=True, session=None):
     """Run the dance for ``periods`` periods; returns (CoM deviation [m], ZMP excursion (x, y) [m], fell)."""
     config = robot_config(robot)
     amplitude = amplitudes(config, robot, antiphase)
-    loop = ClosedLoop(config, mode="kinematic", arms=True)
+    loop = ClosedLoop(config, mode="kinematic", arms=True, session=session)
     samples, end = [], START + periods / FREQUENCY
     times = np.arange(0.0, end - START + 1e-9, loop.period)
     for limb in amplitude:
@@ -65,11 +65,11 @@ def dance(periods, robot=ROBOT, antiphase=True):
     return com_deviation, zmp_excursion, False
 
 
-def run(smoke=False, robot=ROBOT):
+def run(smoke=False, robot=ROBOT, session=None):
     if not robot_config(robot).busy_limbs:
         return [Result(EXPERIMENT, "CoM deviation and ZMP excursion, 1 Hz arm trajectories", "—", "—",
                        "does not apply: the robot has no busy_limbs", None)]
-    com_deviation, zmp_excursion, fell = dance(2 if smoke else 4, robot)
+    com_deviation, zmp_excursion, fell = dance(2 if smoke else 4, robot, session=session)
     paper = "Mahru I (Choi–Kim)"
     rows = [Result(EXPERIMENT, "CoM deviation, 1 Hz arm trajectories", f"{paper}: nearly fixed", "≤ 5 mm",
                    "fell" if fell else f"{com_deviation * 1e3:.1f} mm", not fell and com_deviation <= 0.005),
@@ -78,7 +78,7 @@ def run(smoke=False, robot=ROBOT):
                    not fell and zmp_excursion.max() <= 0.010)]
     if smoke or robot != ROBOT:
         return rows
-    com_deviation, zmp_excursion, fell = dance(4, antiphase=False)
+    com_deviation, zmp_excursion, fell = dance(4, antiphase=False, session=session)
     rows.append(Result(EXPERIMENT, "shoulders in phase: CoM / ZMP x excursion", "—", "reported",
                        "fell" if fell else f"{com_deviation * 1e3:.1f} / {zmp_excursion[0] * 1e3:.0f} mm", None))
     return rows

@@ -424,7 +424,7 @@ def wake_up_row(back_to_back, after_a_wait):
                   f"each)", None)
 
 
-def run(smoke=False, robot=ROBOT):
+def run(smoke=False, robot=ROBOT, session=None):
     """The experiment's rows; ``smoke``: one short run at 500 Hz in separate processes (CI)."""
     floor = [floor_row(ping_pong(100 if smoke else PING_PONGS)),
              wake_up_row(*wake_up_cost(100 if smoke else WAKE_UP_SAMPLES))]

@@ -72,7 +72,7 @@ def calibration_iterations(robot, trials, seed=0):
     return np.array(coarse), np.array(fine), np.array(errors)
 
 
-def run(smoke=False, robot=ROBOT):
+def run(smoke=False, robot=ROBOT, session=None):
     config = load_robot_config(robot_config_file(robot))
     if not config.loops:
         return [Result(EXPERIMENT, "passive-state estimator and calibration", "—", "—",

@@ -67,7 +67,7 @@ def indices(robot=ROBOT):
     return {name: theirs[name] / ours[name] for name in PAPER}
 
 
-def run(smoke=False, robot=ROBOT):
+def run(smoke=False, robot=ROBOT, session=None):
     if TALOS_URDF is None:
         return [Result(EXPERIMENT, "χ, γ", "Table III", "> 1", "TALOS missing: pip install example-robot-data",
                        False)]

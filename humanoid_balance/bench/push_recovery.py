@@ -40,12 +40,12 @@ class PushOutcome(NamedTuple):
         return not self.fell and self.slip <= SLIP and np.isfinite(self.settling)
 
 
-def push(impulse, robot=ROBOT, feedback=True):
+def push(impulse, robot=ROBOT, feedback=True, session=None):
     """Push ``robot`` (Mahru I) sideways at its base with ``impulse`` [N·s] and watch it for 3 s."""
     gains = BalancerConfig().momentum
     if not feedback:
         gains = gains._replace(K_P=0 * gains.K_P, K_D=0 * gains.K_D)
-    loop = ClosedLoop(robot_config(robot), mode="momentum", impedance=True, momentum=gains)
+    loop = ClosedLoop(robot_config(robot), mode="momentum", impedance=True, momentum=gains, session=session)
     com, soles_before, fell = [], None, False
     while loop.sim.time < PUSH_TIME + OBSERVED and not fell:
         sample = loop.tick()
@@ -61,18 +61,18 @@ def push(impulse, robot=ROBOT, feedback=True):
     return PushOutcome(impulse, peak, float("inf") if fell else settling, slip, fell)
 
 
-def largest_recovered(low, high, robot=ROBOT, tolerance=1.0):
+def largest_recovered(low, high, robot=ROBOT, tolerance=1.0, session=None):
     """Bisection on the impulse [N·s] between a recovered ``low`` and an unrecovered ``high``."""
     while high - low > tolerance:
         middle = 0.5 * (low + high)
-        low, high = (middle, high) if push(middle, robot).recovered else (low, middle)
+        low, high = (middle, high) if push(middle, robot, session=session).recovered else (low, middle)
     return low
 
 
-def run(smoke=False, robot=ROBOT):
+def run(smoke=False, robot=ROBOT, session=None):
     scale = 1.0 if robot == ROBOT else robot_mass(robot) / robot_mass(ROBOT)  # the same velocity change
     impulse = 12.0 * scale
-    pushed = push(impulse, robot)
+    pushed = push(impulse, robot, session=session)
     rows = [Result(EXPERIMENT, f"CoM amplitude, {impulse:.3g} N·s lateral at the pelvis", f"{PAPER}: 0.045 m",
                    "≤ 0.045 m",
                    f"{pushed.peak:.3f} m", pushed.peak <= 0.045),
@@ -83,10 +83,10 @@ def run(smoke=False, robot=ROBOT):
                    not pushed.fell and pushed.slip <= SLIP)]
     if smoke:
         return rows
-    open_loop = push(impulse, robot, feedback=False)
+    open_loop = push(impulse, robot, feedback=False, session=session)
     settled = f"settled in {open_loop.settling:.2f} s" if np.isfinite(open_loop.settling) else "not settled in 3 s"
     rows.append(Result(EXPERIMENT, "same push, momentum feedback off", "—", "reported",
                        f"{open_loop.peak:.3f} m, {settled}", None))
-    limit = largest_recovered(impulse, 40.0 * scale, robot, scale) if pushed.recovered else float("nan")
+    limit = largest_recovered(impulse, 40.0 * scale, robot, scale, session) if pushed.recovered else float("nan")
     rows.append(Result(EXPERIMENT, "largest lateral impulse recovered", "—", "reported", f"{limit:.3g} N·s", None))
     return rows

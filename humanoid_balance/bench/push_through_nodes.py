@@ -10,7 +10,7 @@ import tempfile
 
 from humanoid_balance.bench.closed_loop import robot_mass
 from humanoid_balance.bench.results import Result
-from humanoid_balance.bench.session import current as current_session
+from humanoid_balance.bench.session import Session
 from humanoid_balance.demo.runner import run_demo
 from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
 
@@ -27,12 +27,12 @@ NOTE = ("9: the demo's closed loop (plant in lockstep, the four nodes in one pro
         "bisection to 2 N·s (recovered: no fall, settled to 5 mm within the 2.5 s watched).")
 
 
-def push_through_nodes(impulse, mode, robot=ROBOT):
+def push_through_nodes(impulse, mode, robot=ROBOT, session=None):
     """One lateral push of ``impulse`` [N·s] through the nodes in ``mode``; the demo's metrics of the run."""
     scenario = Scenario("push", PUSH_TIME + WATCHED + 0.5, 0.5,
                         (Push(PUSH_TIME, (0.0, impulse / robot_mass(robot), 0.0), "lateral push"),),
                         ArmDance(PUSH_TIME + WATCHED, 0.5, 2.0, 0.0))  # still arms: only closes the push's window
-    run = current_session()
+    run = session or Session()
     with tempfile.TemporaryDirectory(prefix="push_through_nodes_") as folder:
         _, figures, _ = run_demo(scenario, folder, progress=run.progress, robot=robot, mode=mode,
                                  record=run.recording_path(f"{mode}_{impulse:g}Ns"))
@@ -43,19 +43,19 @@ def recovered(figures):
     return not figures["fell"] and figures["pushes"][0]["settling time to 5 mm [s]"] <= WATCHED
 
 
-def largest_recovered(mode, low, high, robot=ROBOT, tolerance=2.0):
+def largest_recovered(mode, low, high, robot=ROBOT, tolerance=2.0, session=None):
     """Bisection on the impulse [N·s] between a recovered ``low`` and an unrecovered ``high``."""
     while high - low > tolerance:
         middle = 0.5 * (low + high)
-        low, high = (middle, high) if recovered(push_through_nodes(middle, mode, robot)) else (low, middle)
+        low, high = (middle, high) if recovered(push_through_nodes(middle, mode, robot, session)) else (low, middle)
     return low
 
 
-def run(smoke=False, robot=ROBOT):
+def run(smoke=False, robot=ROBOT, session=None):
     """The experiment's rows; ``smoke``: the 12 N·s push in momentum mode only, as in CI."""
     rows = []
     for mode in MODES[-1:] if smoke else MODES:
-        figures = push_through_nodes(12.0, mode, robot)
+        figures = push_through_nodes(12.0, mode, robot, session)
         push = figures["pushes"][0]
         peak, settling = push["CoM peak excursion [m]"], push["settling time to 5 mm [s]"]
         fell = "fell" if figures["fell"] else "no fall"
@@ -67,7 +67,7 @@ def run(smoke=False, robot=ROBOT):
     if smoke:
         return rows
     for mode in MODES:
-        limit = largest_recovered(mode, 12.0, 60.0, robot)
+        limit = largest_recovered(mode, 12.0, 60.0, robot, session=session)
         rows.append(Result(EXPERIMENT, f"{mode} mode: largest lateral impulse recovered", "—", "reported",
                            f"{limit:.0f} N·s", None))
     return rows

@@ -57,19 +57,19 @@ class ScenarioOutcome(NamedTuple):
     settling: tuple     # each push's settling time [s] (inf: not settled)
 
 
-def closed_loop(robot, mode, perturbation, arms=False):
+def closed_loop(robot, mode, perturbation, arms=False, session=None):
     return ClosedLoop(robot_config(robot), mode=mode, arms=arms, impedance=mode == "momentum",
                       perturbation=perturbation)
 
 
-def scenario(mode, perturbation=NOMINAL, robot=ROBOT, pushes=None):
+def scenario(mode, perturbation=NOMINAL, robot=ROBOT, pushes=None, session=None):
     """The short demo scenario in the closed loop on a perturbed plant (:class:`ScenarioOutcome`); ``pushes``: only
     the first so many of its pushes, the run ending where the next would come."""
     config = robot_config(robot)
     short = SCENARIOS["short"].for_robot(robot_mass(robot), "", PUSH_DURATION)
     if pushes is not None and pushes < len(short.pushes):
         short = short._replace(duration=short.pushes[pushes].time, pushes=short.pushes[:pushes])
-    loop = closed_loop(robot, mode, perturbation, arms=bool(config.busy_limbs))
+    loop = closed_loop(robot, mode, perturbation, arms=bool(config.busy_limbs), session=session)
     dance = short.dance
     for limb in config.busy_limbs:
         swing = config.limb_swing.get(limb)
@@ -94,9 +94,9 @@ def scenario(mode, perturbation=NOMINAL, robot=ROBOT, pushes=None):
     return ScenarioOutcome(fell, tuple(peaks), tuple(settling))
 
 
-def recovered(impulse, mode, perturbation, robot=ROBOT):
+def recovered(impulse, mode, perturbation, robot=ROBOT, session=None):
     """Whether one lateral push of ``impulse`` [N·s] at the base is recovered (no fall, settled in the 3 s watched)."""
-    loop = closed_loop(robot, mode, perturbation)
+    loop = closed_loop(robot, mode, perturbation, session=session)
     com, pushed = [], False
     while loop.sim.time < PUSH_TIME + OBSERVED:
         if not pushed and loop.sim.time >= PUSH_TIME - 1e-9:
@@ -111,7 +111,7 @@ def recovered(impulse, mode, perturbation, robot=ROBOT):
     return bool(np.isfinite(recovery(com, PUSH_TIME, PUSH_TIME + OBSERVED + 1.0, baseline)[1]))
 
 
-def largest_recovered(mode, perturbation, robot=ROBOT, low=4.0, high=30.0, tolerance=1.0):
+def largest_recovered(mode, perturbation, robot=ROBOT, low=4.0, high=30.0, tolerance=1.0, session=None):
     """Bisection on the lateral impulse [N·s] (bounds for the bundled 53 kg robot, scaled by mass)."""
     scale = robot_mass(robot) / robot_mass(DEFAULT_ROBOT)
     low, high, tolerance = low * scale, high * scale, tolerance * scale
@@ -119,17 +119,17 @@ def largest_recovered(mode, perturbation, robot=ROBOT, low=4.0, high=30.0, toler
         return 0.0
     while high - low > tolerance:
         middle = 0.5 * (low + high)
-        low, high = (middle, high) if recovered(middle, mode, perturbation, robot) else (low, middle)
+        low, high = (middle, high) if recovered(middle, mode, perturbation, robot, session) else (low, middle)
     return low
 
 
-def run(smoke=False, robot=ROBOT):
+def run(smoke=False, robot=ROBOT, session=None):
     rows = []
     for mode in MODES:
         for label, perturbation in CASES.items():
             if smoke and (mode, label) != SMOKE[:2]:
                 continue
-            outcome = scenario(mode, perturbation, robot, SMOKE[2] if smoke else None)
+            outcome = scenario(mode, perturbation, robot, SMOKE[2] if smoke else None, session)
             met = not outcome.fell and max(outcome.settling) <= SETTLE_TARGET
             measured = "fell" if outcome.fell else (
                 f"no fall; peaks {' / '.join(f'{p * 1e3:.0f}' for p in outcome.peaks)} mm, settled in "
@@ -138,8 +138,8 @@ def run(smoke=False, robot=ROBOT):
                                f"no fall, pushes settled to 5 mm ≤ {SETTLE_TARGET:g} s", measured, met))
         if smoke:
             continue
-        nominal = largest_recovered(mode, NOMINAL, robot)
-        perturbed = largest_recovered(mode, CASES["(d) all at once"], robot)
+        nominal = largest_recovered(mode, NOMINAL, robot, session=session)
+        perturbed = largest_recovered(mode, CASES["(d) all at once"], robot, session=session)
         rows.append(Result(EXPERIMENT, f"largest lateral impulse recovered, {mode} mode: all at once (nominal)", "—",
                            "reported", f"{perturbed:.3g} N·s ({nominal:.3g} N·s)", None))
     return rows

@@ -1,8 +1,8 @@
 """What the runs of one experiment share: where they show their progress and where they are recorded.
 
-The experiments keep their ``run(smoke, robot)`` signature; the closed loop (:class:`ClosedLoop`) and the runs
-through the nodes (experiment 9) ask :func:`current` for the session that :func:`running` opened around the
-experiment. Outside one (a test calling an experiment directly), nothing is shown or recorded.
+:func:`running` opens one around an experiment, which hands it (``run(smoke, robot, session)``) to its closed loops
+(:class:`ClosedLoop`) and its runs through the nodes (experiment 9). Without one (a test calling an experiment
+directly), nothing is shown or recorded.
 """
 import contextlib
 import re
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from humanoid_balance.progress import Progress
 
-__all__ = ["Session", "current", "running"]
+__all__ = ["Session", "running"]
 
 
 class Session:
@@ -41,23 +41,13 @@ class Session:
         return recording
 
 
-_current = Session()
-
-
-def current():
-    """The session of the running experiment."""
-    return _current
-
-
 @contextlib.contextmanager
 def running(experiment, progress=None, record=None):
-    """Run an experiment in a :class:`Session`; its recordings are closed at the end, whatever happens."""
-    global _current
-    previous, _current = _current, Session(experiment, progress, record)
+    """A :class:`Session` for an experiment's runs; its recordings are closed at the end, whatever happens."""
+    session = Session(experiment, progress, record)
     try:
-        yield _current
+        yield session
     finally:
-        for recording in _current.recordings:
+        for recording in session.recordings:
             recording.close()
-        _current.progress.close()
-        _current = previous
+        session.progress.close()

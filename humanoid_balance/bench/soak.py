@@ -142,6 +142,6 @@ def rows(run):
     ]
 
 
-def run(smoke=False, robot=ROBOT, progress=None):
-    """The experiment's rows; ``smoke``: a short run, as in CI."""
-    return rows(soak(SMOKE_SECONDS if smoke else SECONDS, robot, progress=progress))
+def run(smoke=False, robot=ROBOT, session=None):
+    """The experiment's rows; ``smoke``: a short run, as in CI (it reports on stderr itself, not in a session)."""
+    return rows(soak(SMOKE_SECONDS if smoke else SECONDS, robot))

@@ -23,10 +23,10 @@ NOTE = ("3: kangaroo_like in viip mode on its position drives, contact phases fr
         "jump counts when the robot is still up when the next is requested.")
 
 
-def jump(robot=ROBOT):
+def jump(robot=ROBOT, session=None):
     """Stand, jump, watch; returns (standing COG deviation [m], apex [m], landing depth [m], planned (z_H, z_d),
     fell, mapper refusals, largest base height estimate error through flight and touchdown [m])."""
-    loop = ClosedLoop(robot_config(robot), mode="viip")
+    loop = ClosedLoop(robot_config(robot), mode="viip", session=session)
     config = loop.balancer.config
     rows, fell, requested = [], False, False
     while loop.sim.time < JUMP_AT + WATCH and not fell:
@@ -51,10 +51,10 @@ def jump(robot=ROBOT):
             loop.refusals, error)
 
 
-def jumps_in_a_row(count=JUMPS, robot=ROBOT):
+def jumps_in_a_row(count=JUMPS, robot=ROBOT, session=None):
     """Jump ``count`` times, JUMP_INTERVAL apart after JUMP_AT of standing; returns (jumps made before a fall, fell).
     A jump is made when the robot is still up when the next one is asked for (the last: at the end)."""
-    loop = ClosedLoop(robot_config(robot), mode="viip")
+    loop = ClosedLoop(robot_config(robot), mode="viip", session=session)
     made = 0
     for k in range(count):
         while loop.sim.time < JUMP_AT + k * JUMP_INTERVAL:
@@ -68,8 +68,8 @@ def jumps_in_a_row(count=JUMPS, robot=ROBOT):
     return made, False
 
 
-def run(smoke=False, robot=ROBOT):
-    deviation, apex, landing, (planned_apex, stoop), fell, refusals, error = jump(robot)
+def run(smoke=False, robot=ROBOT, session=None):
+    deviation, apex, landing, (planned_apex, stoop), fell, refusals, error = jump(robot, session)
     paper = "Sugihara–Nakamura: stoop 50 mm, apex 50 mm"
     apex_met = not fell and abs(apex - planned_apex) <= 0.1 * planned_apex
     landed = f"{landing * 1e3:.0f} mm" if np.isfinite(landing) else "no landing"
@@ -82,10 +82,10 @@ def run(smoke=False, robot=ROBOT):
                    f"{landed}, {'fell' if fell else 'no fall'}, {refusals} mapper refusals",
                    not fell and landing <= stoop),
             Result(EXPERIMENT, "base height estimate, largest error through flight and touchdown", "—", "≤ 10 mm",
-                   f"{error * 1e3:.1f} mm", error <= 0.010)] + ([] if smoke else [in_a_row(robot)])
+                   f"{error * 1e3:.1f} mm", error <= 0.010)] + ([] if smoke else [in_a_row(robot, session)])
 
 
-def in_a_row(robot):
-    made, fell = jumps_in_a_row(JUMPS, robot)
+def in_a_row(robot, session=None):
+    made, fell = jumps_in_a_row(JUMPS, robot, session)
     return Result(EXPERIMENT, f"{JUMPS} jumps in a row, {JUMP_INTERVAL:g} s apart", "—", f"{JUMPS} of {JUMPS}, no fall",
                   f"{made} of {JUMPS}" + (", fell" if fell else ""), made == JUMPS and not fell)

@@ -21,10 +21,10 @@ NOTE = ("5: kangaroo_like in kinematic mode, CoM reference swinging ±40 mm side
         "floor centre of pressure. Errors are taken after 1 s of standing, so the filter has settled.")
 
 
-def lateral_swing(periods, robot=ROBOT):
+def lateral_swing(periods, robot=ROBOT, session=None):
     """Swing for ``periods``; returns (ground-truth normal forces (k, 2), estimated (k, 2), true ZMP (k, 2),
     estimated ZMP (k, 2), weight [N], seconds per wrench estimate)."""
-    loop = ClosedLoop(robot_config(robot), mode="kinematic")
+    loop = ClosedLoop(robot_config(robot), mode="kinematic", session=session)
     rows = []
     while loop.sim.time < START + periods / FREQUENCY:
         t = loop.sim.time - START
@@ -39,8 +39,8 @@ def lateral_swing(periods, robot=ROBOT):
     return rows[:, 0:2], rows[:, 2:4], rows[:, 4:6], rows[:, 6:8], weight, seconds
 
 
-def run(smoke=False, robot=ROBOT):
-    truth, estimate, true_zmp, zmp, weight, seconds = lateral_swing(1 if smoke else 2, robot)
+def run(smoke=False, robot=ROBOT, session=None):
+    truth, estimate, true_zmp, zmp, weight, seconds = lateral_swing(1 if smoke else 2, robot, session)
     foot_error = np.sqrt(np.mean((estimate - truth) ** 2)) / weight
     total_error = np.abs(estimate.sum(axis=1) - weight).max() / weight
     zmp_error = np.sqrt(np.mean(np.sum((zmp - true_zmp) ** 2, axis=1)))

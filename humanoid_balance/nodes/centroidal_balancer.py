@@ -70,8 +70,9 @@ GOVERNOR_PARAMETERS = {  # what the balance grants of the references (control/re
 
 
 class CentroidalBalancerNode(LifecycleNode):
-    def __init__(self, **node_options):
+    def __init__(self, hub=None, **node_options):
         super().__init__("centroidal_balancer", **node_options)
+        self.hub = hub  # the process's IntraProcess hub (balance_stack), None: every topic over DDS
         self.robot_config = declare_robot(self)
         self.declare_parameter("mode", "kinematic", describe(f"controller: {' | '.join(MODES)}"))
         self.declare_parameter("cartesian_limbs", [""], describe("C-busy limbs following balance/<limb>/pose", True))

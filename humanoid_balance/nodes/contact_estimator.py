@@ -49,8 +49,9 @@ def force_range(text, high=1e5):
 
 
 class ContactEstimatorNode(Node):
-    def __init__(self, **node_options):
+    def __init__(self, hub=None, **node_options):
         super().__init__("contact_estimator", **node_options)
+        self.hub = hub  # the process's IntraProcess hub (balance_stack), None: every topic over DDS
         config = declare_robot(self)
         mode = self.declare_parameter("mode", FT_SENSORS,
                                       describe(f"'{FT_SENSORS}' or '{ACTUATOR_FORCES}'", True)).value

@@ -11,7 +11,8 @@ from rclpy.experimental import EventsExecutor
 from rclpy.lifecycle import TransitionCallbackReturn
 
 from humanoid_balance.model.errors import ModelError
-from humanoid_balance.nodes import intra_process, shutdown_requested
+from humanoid_balance.nodes import shutdown_requested
+from humanoid_balance.nodes.intra_process import IntraProcess
 from humanoid_balance.nodes.parameters import describe
 
 __all__ = ["EXECUTORS", "USER_MISTAKES", "autostarted", "run"]
@@ -24,7 +25,7 @@ fraction of the SingleThreadedExecutor's cost, which rebuilds a wait set per mes
 
 def autostarted(lifecycle_node_class):
     """A factory that builds the lifecycle node and, if its ``autostart`` parameter is true, configures and
-    activates it (as a lifecycle manager would); keyword arguments go to the node (rclpy node options).
+    activates it (as a lifecycle manager would); keyword arguments go to the node (its ``hub``, rclpy node options).
 
     Raises:
         ModelError: the configuration was refused (the node's ``configuration_error`` says why).
@@ -61,10 +62,10 @@ def run(node_factories, name, args=None):
         rclpy.init(args=args)
         if shutdown_requested():  # a signal arrived before rclpy's handler was installed
             return 0
-        hub = intra_process.start() if len(factories) > 1 else None
+        hub = IntraProcess() if len(factories) > 1 else None
         try:
             for factory in factories:
-                nodes.append(factory())
+                nodes.append(factory(hub=hub))
             kind = nodes[0].declare_parameter(
                 "executor", "events", describe(f"rclpy executor: {' | '.join(EXECUTORS)}", True)).value
             if kind not in EXECUTORS:

@@ -9,7 +9,7 @@ from collections import Counter
 
 from rclpy.lifecycle import LifecycleNode
 
-from humanoid_balance.nodes import intra_process
+from humanoid_balance.nodes.intra_process import OutputTopic
 from humanoid_balance.nodes.diagnostics import rejected_key
 from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 from humanoid_balance.nodes.parameters import describe
@@ -216,12 +216,12 @@ def _call_guarded(guard, where, callback, *message, counted=True):
 
 
 def subscribe(node, message_type, topic, callback, qos):
-    """A subscription whose callback is guarded by ``node.guard``; in balance_stack, in-process for the topics
-    another node of the process publishes (:mod:`humanoid_balance.nodes.intra_process`)."""
+    """A subscription whose callback is guarded by ``node.guard``; with the node's ``hub`` (balance_stack),
+    in-process for the topics another node of the process publishes (:mod:`humanoid_balance.nodes.intra_process`)."""
     def guarded(message):
         _call_guarded(node.guard, topic, callback, message)
 
-    hub = intra_process.current()
+    hub = node.hub
     if hub is None:
         return node.create_subscription(message_type, topic, guarded, qos)
     return hub.subscribe(node, message_type, topic, guarded, qos)
@@ -233,8 +233,7 @@ def advertise(node, message_type, topic, qos):
     only while it is active."""
     create = node.create_lifecycle_publisher if isinstance(node, LifecycleNode) else node.create_publisher
     dds = create(message_type, topic, qos)
-    hub = intra_process.current()
-    return intra_process.OutputTopic(dds) if hub is None else hub.output(node, dds)
+    return OutputTopic(dds) if node.hub is None else node.hub.output(node, dds)
 
 
 def timer(node, period, callback, clock=None):

@@ -11,34 +11,15 @@ command first; the balancer takes the contact estimate of the tick before). A to
 RViz, a recorder or the plant, while something outside the process subscribes to it. The in-process consumers of a
 topic that a node of the process publishes do not hear publishers outside the process on it: remap one side to feed
 the stack from outside. A topic from outside (the robot's joint_states, imu) is taken once for the process and handed
-to each of its subscribers the same way.
+to each of its subscribers the same way. The hub is handed to each node it serves (its ``hub``): a node built
+without one talks over DDS only.
 """
 from collections import defaultdict
 from itertools import count
 
 from rclpy.lifecycle import LifecyclePublisher
 
-__all__ = ["IntraProcess", "OutputTopic", "current", "start", "stop"]
-
-_current = None
-
-
-def start():
-    """Turn intra-process delivery on for the nodes built from now on in this process; the hub."""
-    global _current
-    _current = IntraProcess()
-    return _current
-
-
-def stop():
-    """Nodes built from now on talk over DDS only (those built before keep their hub)."""
-    global _current
-    _current = None
-
-
-def current():
-    """The process's IntraProcess hub, or None (one node per process: everything over DDS)."""
-    return _current
+__all__ = ["IntraProcess", "OutputTopic"]
 
 
 class OutputTopic:

@@ -41,8 +41,9 @@ LIMIT_TOLERANCE = 1e-6  # a commanded output this far outside its URDF limits is
 
 
 class LoopClosureMapperNode(LifecycleNode):
-    def __init__(self, **node_options):
+    def __init__(self, hub=None, **node_options):
         super().__init__("loop_closure_mapper", **node_options)
+        self.hub = hub  # the process's IntraProcess hub (balance_stack), None: every topic over DDS
         self.robot_config = declare_robot(self, run_time=("impedance_stiffness", "impedance_damping"))
         self.declare_parameter("command_interface", "position",
                                describe(f"sent on actuator_commands: {' | '.join(INTERFACES)}"))

@@ -82,8 +82,9 @@ class PlantFigures(NamedTuple):
 PLANT_LABELS = ("simulated time [s]", "tick rate [Hz]", "base height [m]")  # PlantFigures' fields, in order
 
 class MujocoSimNode(Node):
-    def __init__(self, **node_options):
+    def __init__(self, hub=None, **node_options):
         super().__init__("mujoco_sim", **node_options)
+        self.hub = hub  # the process's IntraProcess hub (balance_stack), None: every topic over DDS
         config = declare_robot(self)
         self.feet, soles = list(config.feet), list(config.soles)
         ft = self.declare_parameter("force_torque_sensors", False, describe("foot F/T sensors", True)).value

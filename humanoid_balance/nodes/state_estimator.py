@@ -52,8 +52,9 @@ def gain(text):
 
 
 class StateEstimatorNode(Node):
-    def __init__(self, **node_options):
+    def __init__(self, hub=None, **node_options):
         super().__init__("state_estimator", **node_options)
+        self.hub = hub  # the process's IntraProcess hub (balance_stack), None: every topic over DDS
         config = declare_robot(self)
         alpha = self.declare_parameter("alpha", 1000.0, gain("constraint-correction gain α [1/s], eq. 38")).value
         beta = self.declare_parameter("beta", 1000.0, gain("measurement-correction gain β [1/s], eq. 38")).value
