@@ -6,8 +6,8 @@ A node's parameters are layered, later layers winning: its defaults file (``conf
 configuration file (its ``/**`` section, then a section of the node's own if it has one), the robot's files as
 absolute paths, then the overrides of whoever starts it. The layers are merged here, into one section per node,
 rather than passed to ROS as several files: ROS 2 applies the sections of several files in the order their keys
-first appear, not in the order of the files, so that a node's own section in its defaults file would win over a
-later ``/**`` one.
+first appear, not in the order of the files, so that the robot file's ``/**`` would win over overrides in a later
+``/**/<node>`` section whose key the defaults file opened first (test_deployment reads it back from the nodes).
 """
 from pathlib import Path
 

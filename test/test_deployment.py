@@ -56,3 +56,38 @@ def test_an_unreadable_robot_file_is_one_line_naming_it(tmp_path):
     path.write_text("/**: {ros__parameters: [unclosed\n")
     with pytest.raises(ModelFileError, match="robot.yaml: cannot read it as a ROS 2 parameter file"):
         node_parameters("state_estimator", path)
+
+
+@pytest.mark.dds
+def test_the_demo_and_the_bench_start_the_nodes_with_the_layers_in_order(tmp_path, robot_file):
+    """Read back from the nodes themselves, as the demo builds them and as the bench's processes start: mahru.yaml's
+    gains (k_p 2.8, k_c 4.2, for its dancing arms) over config/centroidal_balancer.yaml's (2.0, 5.0), the mode's
+    needs, and the experiment's overrides over a robot file's ``/**`` (its publish_period: with several
+    --params-file, ROS applied the robot's ``/**`` after the ``/**/mujoco_sim`` section that config/ opened, and the
+    bench's plant ran at the robot file's period)."""
+    import rclpy
+
+    from humanoid_balance.bench.dds_loop import ros_arguments
+    from humanoid_balance.demo.runner import build_suite
+    from humanoid_balance.nodes import PLANT, node_factory
+
+    document = yaml.safe_load(robot_file.read_text())
+    document["/**"]["ros__parameters"]["publish_period"] = 0.005
+    robot_file.write_text(yaml.safe_dump(document))
+    rclpy.init()
+    nodes = {}
+    try:
+        nodes = build_suite(robot="mahru", mode="momentum")
+        assert (nodes["centroidal_balancer"].get_parameter("k_p").value,
+                nodes["centroidal_balancer"].get_parameter("k_c").value) == (2.8, 4.2)
+        assert nodes["centroidal_balancer"].get_parameter("mode").value == "momentum"
+        assert nodes["loop_closure_mapper"].get_parameter("command_interface").value == "impedance"
+        assert nodes["contact_estimator"].get_parameter("mode").value == "actuator_forces"  # the simulation's
+        arguments = ros_arguments(PLANT, 100.0, tmp_path, robot_file, "momentum")
+        nodes["bench plant"] = node_factory(PLANT)(cli_args=["--ros-args", *arguments])
+        assert nodes["bench plant"].get_parameter("publish_period").value == 0.01  # 1 / rate, over the robot's
+        assert nodes["bench plant"].get_parameter("push_duration").value == 0.25   # the robot's, over config/'s
+    finally:
+        for node in nodes.values():
+            node.destroy_node()
+        rclpy.try_shutdown()

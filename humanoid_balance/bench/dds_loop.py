@@ -28,7 +28,6 @@ from typing import NamedTuple
 
 import numpy as np
 import rclpy
-import yaml
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
 from rclpy.executors import SingleThreadedExecutor
@@ -40,12 +39,12 @@ from sensor_msgs.msg import JointState
 from humanoid_balance.bench.closed_loop import FALL_DROP, robot_config
 from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_parent, stop, stop_processes
 from humanoid_balance.bench.results import Result
-from humanoid_balance.deployment import BALANCE_NODES, PLANT, mode_parameters
-from humanoid_balance.model.robot_config import robot_file_parameters
+from humanoid_balance.deployment import (BALANCE_NODES, PLANT, mode_parameters, node_parameters,
+                                         write_parameter_file)
 from humanoid_balance.nodes.diagnostics import LEVEL_NAMES
 from humanoid_balance.nodes.mujoco_sim import PlantFigures
 from humanoid_balance.nodes.qos import RELIABLE_QOS
-from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
+from humanoid_balance.resources import DEFAULT_ROBOT, robot_config_file
 
 __all__ = ["NOTE", "ROBOT", "run", "measure", "ping_pong", "ring", "rows", "ring_row", "LoopRun", "LAYOUTS"]
 
@@ -114,17 +113,15 @@ def overrides(rate, directory, mode="kinematic", lockstep=False, parameters=None
 
 
 def ros_arguments(name, rate, directory, robot=ROBOT, mode="kinematic", lockstep=False, parameters=None):
-    """--ros-args of one process: the parameter files of config/ for the nodes it runs, the robot's configuration
-    (its values over the defaults), then the overrides."""
-    nodes = SUITE if name == "balance_stack" else (name,)
-    path = Path(directory) / f"{name}.overrides.yaml"
+    """--ros-args of one process: one parameter file in ``directory`` with a section per node it runs, each node's
+    parameters merged as the launch files merge them (:func:`humanoid_balance.deployment.node_parameters`: config/,
+    the robot's configuration, then this experiment's overrides)."""
     table = overrides(rate, directory, mode, lockstep, parameters)
-    files = robot_file_parameters(robot_config_file(robot))
-    path.write_text(yaml.safe_dump({f"/**/{node}": {"ros__parameters": {**files, **table[node]}} for node in nodes}))
-    arguments = []
-    for node in nodes:
-        arguments += ["--params-file", str(config_file(f"{node}.yaml"))]
-    return arguments + ["--params-file", str(robot_config_file(robot)), "--params-file", str(path)]
+    robot_file = robot_config_file(robot)
+    nodes = SUITE if name == "balance_stack" else (name,)
+    path = write_parameter_file({node: node_parameters(node, robot_file, table[node]) for node in nodes},
+                                Path(directory) / f"{name}.parameters.yaml")
+    return ["--params-file", str(path)]
 
 
 @contextlib.contextmanager

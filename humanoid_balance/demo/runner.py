@@ -10,8 +10,8 @@ a recorder node writes every topic of the graph, on the plant's clock, into a ro
 robot's /tf.
 """
 import gc
-import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,10 +28,9 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
-from humanoid_balance.deployment import mode_parameters
+from humanoid_balance.deployment import mode_parameters, node_parameters, write_parameter_file
 from humanoid_balance.demo.report import Recording, metrics, write_report
 from humanoid_balance.model.meshes import description_text
-from humanoid_balance.model.robot_config import robot_file_parameters
 from humanoid_balance.model.soles import polygon_margin
 from humanoid_balance.nodes import BALANCE_NODES, PLANT, node_factory
 from humanoid_balance.nodes.diagnostics import LEVEL_NAMES
@@ -39,50 +38,42 @@ from humanoid_balance.nodes.messages import stamp_seconds, trajectory_message
 from humanoid_balance.nodes.qos import RELIABLE_QOS
 from humanoid_balance.progress import Progress
 from humanoid_balance.recording import LATCHED_QOS, Bag, GraphRecorder, RobotTransforms, TransformRecorder
-from humanoid_balance.resources import DEFAULT_ROBOT, config_file, robot_config_file
+from humanoid_balance.resources import DEFAULT_ROBOT, robot_config_file
 
 __all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES"]
 
 SEVERITY = ("OK", "WARN", "STALE", "ERROR")
-SUITE = {name: (node_factory(name), f"{name}.yaml") for name in (PLANT, *BALANCE_NODES)}
-"""node name → (what builds it, its parameter file), as sim.launch.py starts them."""
+SUITE = {name: node_factory(name) for name in (PLANT, *BALANCE_NODES)}
+"""node name → what builds it, as sim.launch.py starts them."""
 SIMULATION_OVERRIDES = {  # what sim.launch.py passes on top of the files: the plant's clock, no foot F/T sensors
-    "mujoco_sim": ["ground_truth_rate:=0.0"],  # the report samples the ground truth at every tick
-    "state_estimator": ["use_sim_time:=true"],
-    "contact_estimator": ["use_sim_time:=true", "mode:=actuator_forces"],
-    "centroidal_balancer": ["use_sim_time:=true"],
-    "loop_closure_mapper": ["use_sim_time:=true"],
+    "mujoco_sim": {"ground_truth_rate": 0.0},  # the report samples the ground truth at every tick
+    "state_estimator": {"use_sim_time": True},
+    "contact_estimator": {"use_sim_time": True, "mode": "actuator_forces"},
+    "centroidal_balancer": {"use_sim_time": True},
+    "loop_closure_mapper": {"use_sim_time": True},
 }
-
-
-def mode_overrides(mode):
-    """The balancer's mode and what it needs of the mapper and the plant (deployment.mode_parameters), as
-    sim.launch.py's balance_mode argument sets them."""
-    return {node: [f"{key}:={json.dumps(value)}" for key, value in values.items()]
-            for node, values in mode_parameters(mode).items()}
 
 
 def real_time_overrides(rate):
     """On top of SIMULATION_OVERRIDES: the plant free-running against the wall clock at ``rate`` [Hz]."""
-    return {"mujoco_sim": ["real_time:=true", "lockstep:=false", f"publish_period:={1.0 / rate}"],
-            "contact_estimator": [f"sample_rate:={float(rate)}"]}
+    return {"mujoco_sim": {"real_time": True, "lockstep": False, "publish_period": 1.0 / rate},
+            "contact_estimator": {"sample_rate": float(rate)}}
 
 
 def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic"):
-    """The five nodes by name, each with its parameter file, the robot's configuration (a bundled robot's name or
-    a directory written by ``humanoid-balance init``), the simulation overrides, the balance mode's (control.balancer.MODES)
-    and the real-time ones when ``real_time_rate`` [Hz] is given."""
-    extra = real_time_overrides(real_time_rate) if real_time_rate else {}
-    balance = mode_overrides(mode)
+    """The five nodes by name, each with its parameters merged as the launch files merge them
+    (:func:`humanoid_balance.deployment.node_parameters`: its parameter file, the robot's configuration — a bundled
+    robot's name or a directory written by ``humanoid-balance init`` —, then the simulation overrides, the balance
+    mode's (:func:`~humanoid_balance.deployment.mode_parameters`) and the real-time ones when ``real_time_rate`` [Hz]
+    is given)."""
+    layers = (SIMULATION_OVERRIDES, mode_parameters(mode), real_time_overrides(real_time_rate) if real_time_rate else {})
     robot_file = robot_config_file(robot)
-    files = [f"{key}:={value}" for key, value in robot_file_parameters(robot_file).items()]
-    nodes = {}
-    for name, (factory, parameter_file) in SUITE.items():
-        arguments = ["--ros-args", "--params-file", str(config_file(parameter_file)), "--params-file", str(robot_file)]
-        for override in files + SIMULATION_OVERRIDES.get(name, []) + balance.get(name, []) + extra.get(name, []):
-            arguments += ["-p", override]
-        nodes[name] = factory(cli_args=arguments)
-    return nodes
+    parameters = {name: node_parameters(name, robot_file, {key: value for layer in layers
+                                                           for key, value in layer.get(name, {}).items()})
+                  for name in SUITE}
+    with tempfile.TemporaryDirectory(prefix="demo_") as folder:  # read as each node is built
+        path = write_parameter_file(parameters, Path(folder) / "parameters.yaml")
+        return {name: factory(cli_args=["--ros-args", "--params-file", str(path)]) for name, factory in SUITE.items()}
 
 
 class Director(Node):

@@ -64,8 +64,8 @@ def run(node_factories, name, args=None):
             return 0
         hub = IntraProcess() if len(factories) > 1 else None
         try:
-            for factory in factories:
-                nodes.append(factory(hub=hub))
+            for factory in factories:  # composed: each node is handed the hub
+                nodes.append(factory() if hub is None else factory(hub=hub))
             kind = nodes[0].declare_parameter(
                 "executor", "events", describe(f"rclpy executor: {' | '.join(EXECUTORS)}", True)).value
             if kind not in EXECUTORS:
