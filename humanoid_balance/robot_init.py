@@ -18,8 +18,8 @@ import pinocchio as pin
 import yaml
 
 from humanoid_balance.model import ClosedChain, ModelFileError, load_robot
-from humanoid_balance.model.robot_config import (DEFAULT_BALANCE_PARAMETERS, DEFAULT_CUTOFF, RobotConfig,
-                                                 check_robot_config, load_robot_config, robot_config_parameters)
+from humanoid_balance.model.robot_config import (ROBOT_DEFAULTS, RobotConfig, check_robot_config, load_robot_config,
+                                                 robot_config_parameters)
 from humanoid_balance.model.robot_setup import (RestingFace, SoleNotFound, StanceNotFound, drive_gains,
                                                find_flat_feet, find_sole, leg_chains, limb_candidates, limb_end_link,
                                                standing_stance)
@@ -203,7 +203,7 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance
         leg_joints=dict(zip(FOOT_NAMES, legs)), busy_limbs=tuple(busy),
         limb_joints={name: joints for name, (joints, _) in busy.items()},
         limb_end_frames={name: end for name, (_, end) in busy.items()}, stance=stance_values,
-        base_frame=robot.root_link, cutoff_frequency=LINE_FOOT_CUTOFF if line_feet else DEFAULT_CUTOFF,
+        base_frame=robot.root_link, cutoff_frequency=LINE_FOOT_CUTOFF if line_feet else ROBOT_DEFAULTS["cutoff_frequency"],
         support_margin=_support_margin(found), **drive_gains(robot.total_mass, leg_length))
     robot_file = output / "robot.yaml"
     _write_config(robot_file, config, candidates, urdf, missing)
@@ -225,7 +225,7 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance
 def _support_margin(soles):
     """The CoM reference's margin inside the support [m]: the default, or SOLE_MARGIN_FRACTION of the shortest
     sole's half-length for short feet (a 6 cm foot leaves no room inside a 4 cm margin)."""
-    default = DEFAULT_BALANCE_PARAMETERS["support_margin"]
+    default = ROBOT_DEFAULTS["support_margin"]
     if not soles:
         return default
     half_length = min(sole.rectangle.x_max - sole.rectangle.x_min for sole in soles) / 2.0
@@ -310,13 +310,13 @@ def _summary(out, urdf, output, robot, config, soles, sole_links, legs, candidat
         out(f"  stance: knees bent, base {lowering * 1000:.0f} mm below straight legs")
     elif config.loops:
         out("  stance: the loops file's reference")
-    if config.support_margin < DEFAULT_BALANCE_PARAMETERS["support_margin"]:
+    if config.support_margin < ROBOT_DEFAULTS["support_margin"]:
         out(f"  support margin {config.support_margin * 1000:.0f} mm (short soles; default "
-            f"{DEFAULT_BALANCE_PARAMETERS['support_margin'] * 1000:.0f} mm)")
+            f"{ROBOT_DEFAULTS['support_margin'] * 1000:.0f} mm)")
     out(f"  drive gains: position {config.drive_stiffness[1]:.0f} N·m/rad, {config.drive_stiffness[0]:.0f} N/m")
     if line_feet:
         out(f"  legs of five joints: line feet, free to roll on their line; wrench low-pass {LINE_FOOT_CUTOFF:.0f} Hz "
-            f"(cutoff_frequency), since a line foot rocks from heel to toe within the lag of {DEFAULT_CUTOFF:.0f} Hz")
+            f"(cutoff_frequency), since a line foot rocks from heel to toe within the lag of {ROBOT_DEFAULTS['cutoff_frequency']:.0f} Hz")
     for path in unresolved:
         out(f"  warning: mesh {path} not found (give --package-dirs or set ROS_PACKAGE_PATH); the plant drops it")
 

@@ -61,7 +61,7 @@ def test_an_unreadable_robot_file_is_one_line_naming_it(tmp_path):
 @pytest.mark.dds
 def test_the_demo_and_the_bench_start_the_nodes_with_the_layers_in_order(tmp_path, robot_file):
     """Read back from the nodes themselves, as the demo builds them and as the bench's processes start: mahru.yaml's
-    gains (k_p 2.8, k_c 4.2, for its dancing arms) over config/centroidal_balancer.yaml's (2.0, 5.0), the mode's
+    gains (k_p 2.8, k_c 4.2, for its dancing arms) over the defaults (2.0, 5.0: ROBOT_SCHEMA), the mode's
     needs, and the experiment's overrides over a robot file's ``/**`` (its publish_period: with several
     --params-file, ROS applied the robot's ``/**`` after the ``/**/mujoco_sim`` section that config/ opened, and the
     bench's plant ran at the robot file's period)."""

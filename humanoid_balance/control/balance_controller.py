@@ -31,6 +31,7 @@ from humanoid_balance.control.zmp_com import GRAVITY, ZmpComGains, check_gains
 from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.kinematics import WholeBodyKinematics
+from humanoid_balance.model.robot_config import ROBOT_DEFAULTS
 from humanoid_balance.model.projected_dynamics import gravity_from_com_jacobian
 from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
 from humanoid_balance.model.support_polygon import SupportPolygon, load_sharing_region
@@ -67,7 +68,8 @@ class Foot(NamedTuple):
 class BalancerConfig:
     mode: str = "kinematic"            # which BalanceController (control.balancer.BALANCE_MODES)
     feet: tuple = ()
-    zmp_com: ZmpComGains = field(default_factory=lambda: ZmpComGains(np.array([2.0, 2.0]), np.array([5.0, 5.0])))
+    zmp_com: ZmpComGains = field(default_factory=lambda: ZmpComGains(np.full(2, ROBOT_DEFAULTS["k_p"]),
+                                                                      np.full(2, ROBOT_DEFAULTS["k_c"])))
     com_height_gain: float = 5.0       # [1/s] CoM height P term (kinematic mode)
     attitude_gain: float = 5.0         # [1/s] base attitude P term (kinematic and viip modes)
     momentum: MomentumGains = field(default_factory=lambda: MomentumGains(
@@ -85,7 +87,8 @@ class BalancerConfig:
     pose_gain: float = 5.0             # [1/s] C-busy limbs converge to their target poses
     max_tracking_error: float = 0.25   # [rad or m] a position command this far from the measured output restarts
                                        # from the measured posture (kinematic and viip modes): see Balancer.update
-    support_margin: float = 0.04       # [m] the CoM reference stays this far inside the support polygon's edges
+    support_margin: float = ROBOT_DEFAULTS["support_margin"]  # [m] the CoM reference stays this far inside the
+                                       # support polygon's edges
     min_foot_load: float = 0.25        # ... and where each foot in contact carries this fraction of the weight
     max_com_speed: float = 0.05        # [m/s] the CoM reference's approach to a new target
     max_com_acceleration: float = 0.5  # [m/s²] ... lowered to ω² support_margin (LIPM: its ZMP stays in the support)

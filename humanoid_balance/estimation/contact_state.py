@@ -18,6 +18,7 @@ from humanoid_balance.estimation.contact_wrench import (CONTACT, UNKNOWN, Contac
                                                         wrench_in_frame, zero_moment_point)
 from humanoid_balance.estimation.quasi_static_contact import QuasiStaticContactEstimator
 from humanoid_balance.model.projected_dynamics import gravity_from_joint_jacobians
+from humanoid_balance.model.robot_config import ROBOT_DEFAULTS
 from humanoid_balance.model.robot_setup import leg_joints
 from humanoid_balance.model.soles import SoleRectangle, free_contact_twists, sole_rectangle
 
@@ -71,8 +72,8 @@ class ContactEstimator:
             link), rigidly mounted at the base's origin.
     """
 
-    def __init__(self, robot, soles, mode=FT_SENSORS, cutoff=5.0, sample_rate=500.0, contact_on=40.0,
-                 contact_off=20.0, min_cop_force=5.0, efforts_are_motor_torques=False, rectangles=None,
+    def __init__(self, robot, soles, mode=FT_SENSORS, cutoff=ROBOT_DEFAULTS["cutoff_frequency"], sample_rate=500.0,
+                 contact_on=40.0, contact_off=20.0, min_cop_force=5.0, efforts_are_motor_torques=False, rectangles=None,
                  imu_frame=None):
         if mode not in (FT_SENSORS, ACTUATOR_FORCES):
             raise ValueError(f"mode must be '{FT_SENSORS}' or '{ACTUATOR_FORCES}', got '{mode}'")

@@ -30,6 +30,7 @@ limbs live only there, never in code. Units: SI (m, rad, N/m, N·m/rad).
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import yaml
 
@@ -37,15 +38,66 @@ from humanoid_balance.model.errors import ModelFileError
 from humanoid_balance.model.soles import SoleRectangle
 from humanoid_balance.resources import resolve_uri
 
-__all__ = ["RobotConfig", "load_robot_config", "robot_config_parameters", "config_from_parameters",
-           "check_robot_config", "robot_file_parameters", "FILE_KEYS"]
+__all__ = ["RobotConfig", "RobotParameter", "ROBOT_SCHEMA", "ROBOT_DEFAULTS", "FOOT_PARAMETERS", "LIMB_PARAMETERS",
+           "robot_parameter", "load_robot_config", "robot_config_parameters", "config_from_parameters", "check_robot_config",
+           "robot_file_parameters", "FILE_KEYS"]
 
 FILE_KEYS = ("urdf_file", "loops_file")
-DEFAULT_CUTOFF = 5.0  # wrench low-pass [Hz]
-DEFAULT_BALANCE_PARAMETERS = {"k_p": 2.0, "k_c": 5.0,  # [1/s], tuned on kangaroo_like (config/centroidal_balancer.yaml)
-                              "support_margin": 0.04}  # [m], for soles of 0.2 m and more
-DEFAULT_GAINS = {"drive_stiffness": (2e5, 1e4), "drive_damping": (2e3, 100.0),
-                 "impedance_stiffness": (2e4, 50.0), "impedance_damping": (200.0, 3.0)}
+TEXT, NAMES, NUMBERS, GAINS, POSITIVE = "text", "names", "numbers", "gains", "positive"  # RobotParameter kinds
+
+
+class RobotParameter(NamedTuple):
+    """One parameter of a robot's configuration file, as the nodes declare it."""
+
+    name: str
+    kind: str             # TEXT; NAMES, NUMBERS (lists); GAINS ([prismatic, revolute], ≥ 0); POSITIVE (a number > 0)
+    default: object
+    description: str
+    every_node: bool = True  # declared by every node; False: by the node that uses it (its own parameter)
+
+
+ROBOT_SCHEMA = (
+    RobotParameter("urdf_file", TEXT, "", "URDF of the spanning tree"),
+    RobotParameter("loops_file", TEXT, "", "loop-closure YAML ('' for a serial robot)"),
+    RobotParameter("feet", NAMES, (), "foot names (topics contact/<foot>/...)"),
+    RobotParameter("soles", NAMES, (), "sole frames, one per foot"),
+    RobotParameter("sole_rectangles", NUMBERS, (),
+                   "[x_min, x_max, y_min, y_max] per foot in the sole frame [m] ([] = from collision boxes)"),
+    RobotParameter("busy_limbs", NAMES, (), "J-busy limbs following balance/<limb>/trajectory"),
+    RobotParameter("stance_joints", NAMES, (), "joints of the standing configuration"),
+    RobotParameter("stance_positions", NUMBERS, (), "their values [rad, m]"),
+    RobotParameter("base_frame", TEXT, "", "root link (REP-105 base_link; '' = the URDF's root)"),
+    RobotParameter("imu_frame", TEXT, "", "IMU frame ('' = root link)"),
+    RobotParameter("drive_stiffness", GAINS, (2e5, 1e4), "plant position drives [N/m, N·m/rad] (prismatic, revolute)"),
+    RobotParameter("drive_damping", GAINS, (2e3, 100.0),
+                   "plant position drives [N·s/m, N·m·s/rad] (prismatic, revolute)"),
+    RobotParameter("impedance_stiffness", GAINS, (2e4, 50.0),
+                   "joint impedance of the serial-equivalent outputs [N/m, N·m/rad] (prismatic, revolute); "
+                   "loop_closure_mapper maps it onto the actuators"),
+    RobotParameter("impedance_damping", GAINS, (200.0, 3.0),
+                   "joint impedance of the outputs [N·s/m, N·m·s/rad] (prismatic, revolute)"),
+    RobotParameter("cutoff_frequency", POSITIVE, 5.0,
+                   "Butterworth low-pass cutoff on the wrenches [Hz] (Kangaroo paper section VI-B: 5 Hz)", False),
+    RobotParameter("k_p", POSITIVE, 2.0, "ZMP gain k_p [1/s], 0 < k_p < ω_n and k_p·k_c < ω_n² (Choi–Kim eqs. 25, 31); "
+                   "tuned with k_c on kangaroo_like", False),
+    RobotParameter("k_c", POSITIVE, 5.0, "CoM gain k_c [1/s], k_c > ω_n = √(g / CoM height) (Choi–Kim eq. 25)", False),
+    RobotParameter("support_margin", POSITIVE, 0.04,
+                   "the CoM reference stays this far inside the support polygon's edges [m] (for soles of 0.2 m and "
+                   "more; init scales it to shorter soles)", False),
+)
+"""The robot configuration's parameters, written once: RobotConfig's defaults, the flat parameters of a robot file
+and what the nodes declare (nodes.parameters) derive from it."""
+FOOT_PARAMETERS = (RobotParameter("{}_joints", NAMES, (), "serial-equivalent leg joints, hip to ankle"),)
+LIMB_PARAMETERS = (RobotParameter("{}_joints", NAMES, (), "joints of a J-busy limb"),
+                   RobotParameter("{}_end_frame", TEXT, "", "end frame of a J-busy limb"),
+                   RobotParameter("{}_swing", NUMBERS, (), "the demo's swing: offsets at mid-swing [rad]"))
+"""The parameters of each foot and of each busy limb, their name formatted with the foot's or the limb's."""
+ROBOT_DEFAULTS = {parameter.name: parameter.default for parameter in ROBOT_SCHEMA}
+
+
+def robot_parameter(name):
+    """The RobotParameter ``name`` of :data:`ROBOT_SCHEMA`."""
+    return next(parameter for parameter in ROBOT_SCHEMA if parameter.name == name)
 
 
 @dataclass(frozen=True)
@@ -65,14 +117,14 @@ class RobotConfig:
     stance: dict = field(default_factory=dict)       # joint → standing value [rad, m]
     base_frame: str = ""
     imu_frame: str = ""
-    drive_stiffness: tuple = DEFAULT_GAINS["drive_stiffness"]
-    drive_damping: tuple = DEFAULT_GAINS["drive_damping"]
-    impedance_stiffness: tuple = DEFAULT_GAINS["impedance_stiffness"]
-    impedance_damping: tuple = DEFAULT_GAINS["impedance_damping"]
-    cutoff_frequency: float = DEFAULT_CUTOFF
-    k_p: float = DEFAULT_BALANCE_PARAMETERS["k_p"]
-    k_c: float = DEFAULT_BALANCE_PARAMETERS["k_c"]
-    support_margin: float = DEFAULT_BALANCE_PARAMETERS["support_margin"]
+    drive_stiffness: tuple = ROBOT_DEFAULTS["drive_stiffness"]
+    drive_damping: tuple = ROBOT_DEFAULTS["drive_damping"]
+    impedance_stiffness: tuple = ROBOT_DEFAULTS["impedance_stiffness"]
+    impedance_damping: tuple = ROBOT_DEFAULTS["impedance_damping"]
+    cutoff_frequency: float = ROBOT_DEFAULTS["cutoff_frequency"]
+    k_p: float = ROBOT_DEFAULTS["k_p"]
+    k_c: float = ROBOT_DEFAULTS["k_c"]
+    support_margin: float = ROBOT_DEFAULTS["support_margin"]
 
     @property
     def loops(self):
@@ -99,10 +151,11 @@ def robot_config_parameters(config):
         values[f"{limb}_end_frame"] = config.limb_end_frames.get(limb, "")
         if limb in config.limb_swing:
             values[f"{limb}_swing"] = [float(v) for v in config.limb_swing[limb]]
-    for name in DEFAULT_GAINS:
-        values[name] = [float(v) for v in getattr(config, name)]
-    values["cutoff_frequency"] = float(config.cutoff_frequency)
-    values.update({name: float(getattr(config, name)) for name in DEFAULT_BALANCE_PARAMETERS})
+    for parameter in ROBOT_SCHEMA:
+        if parameter.kind == GAINS:
+            values[parameter.name] = [float(v) for v in getattr(config, parameter.name)]
+        elif parameter.kind == POSITIVE:
+            values[parameter.name] = float(getattr(config, parameter.name))
     return values
 
 
@@ -113,7 +166,7 @@ def config_from_parameters(value, source="parameters"):
         return tuple(str(v) for v in (value(name, default) or ()) if str(v))
 
     def pair(name):
-        gains = tuple(float(v) for v in value(name, DEFAULT_GAINS[name]))
+        gains = tuple(float(v) for v in value(name, ROBOT_DEFAULTS[name]))
         if len(gains) != 2 or min(gains) < 0.0:
             raise ModelFileError(source, name, f"give [prismatic, revolute], both ≥ 0; got {list(gains)}")
         return gains
@@ -139,17 +192,17 @@ def config_from_parameters(value, source="parameters"):
         raise ModelFileError(source, "stance_positions", f"{len(stance_positions)} values for "
                              f"{len(stance_joints)} stance_joints")
 
-    def positive(name, default):
+    def positive(name):
         try:
-            number = float(value(name, default))
+            number = float(value(name, ROBOT_DEFAULTS[name]))
         except (TypeError, ValueError):
             number = float("nan")
         if not number > 0.0:
             raise ModelFileError(source, name, f"{value(name, None)!r}; give a positive number")
         return number
 
-    cutoff = positive("cutoff_frequency", DEFAULT_CUTOFF)
-    gains = {name: positive(name, default) for name, default in DEFAULT_BALANCE_PARAMETERS.items()}
+    scalars = {parameter.name: (pair if parameter.kind == GAINS else positive)(parameter.name)
+               for parameter in ROBOT_SCHEMA if parameter.kind in (GAINS, POSITIVE)}
     return RobotConfig(
         urdf_file=resolve_uri(value("urdf_file", "")), loops_file=resolve_uri(value("loops_file", "") or ""),
         feet=feet, soles=soles, sole_rectangles=rectangles,
@@ -159,8 +212,7 @@ def config_from_parameters(value, source="parameters"):
         limb_swing={limb: tuple(float(v) for v in value(f"{limb}_swing", ())) for limb in limbs
                     if value(f"{limb}_swing", ())},
         stance=dict(zip(stance_joints, stance_positions)),
-        base_frame=str(value("base_frame", "")), imu_frame=str(value("imu_frame", "")),
-        cutoff_frequency=cutoff, **gains, **{name: pair(name) for name in DEFAULT_GAINS})
+        base_frame=str(value("base_frame", "")), imu_frame=str(value("imu_frame", "")), **scalars)
 
 
 def load_robot_config(path):

@@ -47,7 +47,7 @@ from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.diagnostics import Diagnostics
 from humanoid_balance.nodes.entry import autostarted, run
 from humanoid_balance.nodes.input_guard import InputGuard, LatestInput, advertise, subscribe, timer
-from humanoid_balance.nodes.parameters import declare_robot, describe
+from humanoid_balance.nodes.parameters import declare_robot, declare_robot_parameter, describe
 from humanoid_balance.nodes.qos import CHANGES_QOS, LATEST_QOS, RELIABLE_QOS
 from humanoid_balance.nodes.limitations import Limitations
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, RejectedMessage, check_frame,
@@ -57,8 +57,7 @@ from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 
 CONTACT_PHASES = ("state", "normal_force")
 GOVERNOR_PARAMETERS = {  # what the balance grants of the references (control/reference_governor.py, limb_motion.py);
-    # defaults: BalancerConfig's
-    "support_margin": "the CoM reference stays this far inside the support polygon's edges [m]",
+    # defaults: BalancerConfig's; support_margin, a robot configuration's, besides
     "min_foot_load": "... and where each foot in contact carries at least this fraction of the weight",
     "max_com_speed": "the CoM reference approaches a new target at most this fast [m/s]",
     "max_com_acceleration": "... and accelerates at most this much, and ω² support_margin (its LIPM ZMP stays in the "
@@ -76,8 +75,9 @@ class CentroidalBalancerNode(LifecycleNode):
         self.robot_config = declare_robot(self)
         self.declare_parameter("mode", "kinematic", describe(f"controller: {' | '.join(MODES)}"))
         self.declare_parameter("cartesian_limbs", [""], describe("C-busy limbs following balance/<limb>/pose", True))
-        self.declare_parameter("k_p", 2.0, describe("ZMP gain k_p [1/s], 0 < k_p < ω_n (Choi–Kim eq. 25)"))
-        self.declare_parameter("k_c", 5.0, describe("CoM gain k_c [1/s], k_c > ω_n (Choi–Kim eq. 25)"))
+        declare_robot_parameter(self, "k_p", read_only=False)
+        declare_robot_parameter(self, "k_c", read_only=False)
+        declare_robot_parameter(self, "support_margin")
         self.declare_parameter("input_timeout", 0.1, describe("inputs older than this are stale [s]"))
         self.declare_parameter("max_tracking_error", 0.25, describe(
             "a position command this far from the measured output joint restarts from the measured posture "
@@ -121,6 +121,7 @@ class CentroidalBalancerNode(LifecycleNode):
                                          zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))),
                                          max_tracking_error=float(value("max_tracking_error")),
                                          limit_margin=float(value("limit_margin")),
+                                         support_margin=float(value("support_margin")),
                                          **{name: float(value(name)) for name in GOVERNOR_PARAMETERS})
             if value("contact_phases") not in CONTACT_PHASES:
                 raise ValueError(f"parameter 'contact_phases': '{value('contact_phases')}' is not one of "

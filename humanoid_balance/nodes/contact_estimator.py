@@ -30,7 +30,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from humanoid_balance.estimation.contact_state import ACTUATOR_FORCES, FT_SENSORS, ContactEstimator
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 from humanoid_balance.model import load_robot
-from humanoid_balance.model.robot_config import check_robot_config
+from humanoid_balance.model.robot_config import check_robot_config, robot_parameter
 from humanoid_balance.nodes.diagnostics import Diagnostics
 from humanoid_balance.nodes.entry import run
 from humanoid_balance.nodes.input_guard import InputGuard, LatestInput, StampedInput, advertise, subscribe, timer
@@ -61,9 +61,9 @@ class ContactEstimatorNode(Node):
             "display_rate", 30.0, force_range("rate of the CoP, polygon, markers and state heartbeat [Hz]")).value
         self.wrench_timeout = self.declare_parameter(
             "wrench_timeout", 0.1, force_range("a silent <foot>/wrench makes that contact unknown after [s]")).value
+        cutoff = robot_parameter("cutoff_frequency")
         options = {
-            "cutoff": self.declare_parameter("cutoff_frequency", 5.0, force_range("wrench low-pass cutoff [Hz]"),
-                                             ).value,
+            "cutoff": self.declare_parameter(cutoff.name, cutoff.default, force_range(cutoff.description)).value,
             "sample_rate": self.declare_parameter("sample_rate", 500.0, force_range(
                 "expected rate of estimated_joint_states [Hz]; the low-pass follows the rate the stamps show")).value,
             "contact_on": self.declare_parameter("contact_on", 40.0, force_range("contact above this normal force [N]")
