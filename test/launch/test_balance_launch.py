@@ -174,7 +174,7 @@ class TestSuite(unittest.TestCase):
 
         for argument, node, kind in endpoints(layout, mode):
             topic = TOPICS[argument]
-            found = self.spin_until(lambda: node in on_topic(topic, kind), 10.0, layout)
+            found = self.spin_until(lambda: node in on_topic(topic, kind), 30.0, layout)  # discovery, loaded host
             self.assertTrue(found, f"{argument}:={topic}: no {kind} of {node} on it (found {on_topic(topic, kind)})")
 
 
