@@ -21,7 +21,7 @@ from humanoid_balance.model.errors import ClosureError, SingularConfigurationErr
 from humanoid_balance.model.kinematics import FramePlacements
 from humanoid_balance.model.loop_lu import GroupedColumns, LoopLU
 
-__all__ = ["ClosedChain", "Linearization", "PassiveSolution"]
+__all__ = ["ClosedChain", "Linearization", "PassiveSolution", "loop_errors", "error_twist_map", "relative_support"]
 
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
@@ -30,6 +30,52 @@ NEGATIVE_SKEW = -np.array([[[0, 0, 0], [0, 0, -1], [0, 1, 0]],
                            [[0, 0, 1], [0, 0, 0], [-1, 0, 0]],
                            [[0, -1, 0], [1, 0, 0], [0, 0, 0]]], dtype=float).reshape(3, 9)
 """p @ NEGATIVE_SKEW, reshaped (3, 3), is −[p]× for each row p: one product for every loop."""
+
+
+def loop_errors(R_T, p, rotations):
+    """Full 6-D errors [R_aᵀ(p_b − p_a); log3(R_aᵀ R_b)] of L loops (L, 6) [m, rad] (eq. 2 before the choice of
+    axes) and the first ``rotations`` loops' R_ab, from their frames' world rotations transposed ``R_T`` (2 L, 3, 3)
+    and positions ``p`` (2 L, 3), every frame_a then every frame_b; the rotation rows of the other loops stay 0.
+    The few rotation loops go one by one through pinocchio's log3: cheaper than numpy's per-call overhead on a
+    handful of 3×3 matrices."""
+    L = len(p) // 2
+    full = np.zeros((L, 6))
+    full[:, :3] = (R_T[:L] @ (p[L:] - p[:L])[:, :, None])[:, :, 0]
+    R_ab = R_T[:rotations] @ R_T[L:L + rotations].transpose(0, 2, 1)
+    if rotations:
+        full[:rotations, 3:] = [pin.log3(rotation) for rotation in R_ab]
+    return full, R_ab
+
+
+def error_twist_map(R_T, p, full, R_ab, W):
+    """Fill ``W`` (L, 6, 6): each loop's error rate ė = W [v; ω] for the world twist [v; ω] (pinocchio's WORLD joint
+    Jacobian columns, at the world origin) of a joint that moves frame_b relative to frame_a (eq. 51): the
+    translation rows R_aᵀ(v − p_b × ω), the rotation rows the exact derivative of the log map Jlog3(R_ab) R_bᵀ ω for
+    the loops of ``R_ab`` (on the constraint manifold R_bᵀ ω = R_aᵀ ω, and away from it Newton keeps converging
+    quadratically), R_aᵀ ω for the others. Returns ``W``."""
+    L, k = len(W), len(R_ab)
+    R_aT = R_T[:L]
+    W[:, :3, :3] = R_aT
+    W[:, :3, 3:] = R_aT @ (p[L:] @ NEGATIVE_SKEW).reshape(L, 3, 3)
+    W[:, 3:, 3:] = R_aT
+    W[:k, 3:, 3:] = R_T[L:L + k]  # R_bᵀ
+    if np.abs(full[:k, 3:]).max(initial=0.0) >= 1e-8:  # off the manifold: Jlog3(R_ab) R_bᵀ
+        for loop, R_ab_loop in enumerate(R_ab):  # (Jlog3 = I + O(θ): below 1e-8 rad the identity is exact
+            W[loop, 3:, 3:] = pin.Jlog3(R_ab_loop) @ W[loop, 3:, 3:]  # to the Jacobian's own precision)
+    return W
+
+
+def relative_support(model, frame_pairs):
+    """(L, nv): +1 on the joints that move frame_b only, −1 on those that move frame_a only, of each (frame_a,
+    frame_b) id pair; joints moving both (common ancestors, the floating base) cancel in the relative motion
+    (eq. 51)."""
+    support = np.zeros((len(frame_pairs), model.nv))
+    for row, (fa, fb) in enumerate(frame_pairs):
+        for sign, frame in ((-1.0, fa), (1.0, fb)):
+            for joint in model.supports[model.frames[frame].parentJoint][1:]:
+                j = model.joints[joint]
+                support[row, j.idx_v:j.idx_v + j.nv] += sign
+    return support
 
 
 class Linearization:
@@ -134,14 +180,7 @@ class ClosedChain:
         self.loops = loops
         self.frame_a_ids = [model.getFrameId(loop.frame_a) for loop in loops]
         self.frame_b_ids = [model.getFrameId(loop.frame_b) for loop in loops]
-        # Signed support: +1 on joints moving frame_b only, −1 on joints moving frame_a only; joints
-        # moving both (common ancestors, the floating base) cancel in the relative motion (eq. 51).
-        self.relative_support = np.zeros((len(loops), model.nv))
-        for row, (fa, fb) in enumerate(zip(self.frame_a_ids, self.frame_b_ids)):
-            for sign, frame in ((-1.0, fa), (1.0, fb)):
-                for joint in model.supports[model.frames[frame].parentJoint][1:]:
-                    j = model.joints[joint]
-                    self.relative_support[row, j.idx_v:j.idx_v + j.nv] += sign
+        self.relative_support = relative_support(model, list(zip(self.frame_a_ids, self.frame_b_ids)))
         self.rows = np.concatenate([6 * i + np.array(loop.axis_indices, dtype=int)
                                     for i, loop in enumerate(loops)]) if loops else np.zeros(0, dtype=int)
         self.row_support = self.relative_support[self.rows // 6]  # (m, nv): the mask of each row's loop
@@ -174,16 +213,8 @@ class ClosedChain:
 
     # -- kinematics ---------------------------------------------------------------------------------
     def _loop_errors(self, R_T, p):
-        """Full 6-D errors [R_aᵀ(p_b − p_a); log3(R_aᵀ R_b)] of every loop (L, 6), the rotation loops first, and
-        their R_ab. The few rotation loops go one by one through pinocchio's log3: cheaper than numpy's per-call
-        overhead on a handful of 3×3 matrices."""
-        L, k = len(self.loops), self._rotation_count
-        full = np.zeros((L, 6))
-        full[:, :3] = (R_T[:L] @ (p[L:] - p[:L])[:, :, None])[:, :, 0]
-        R_ab = R_T[:k] @ R_T[L:L + k].transpose(0, 2, 1)
-        if k:
-            full[:k, 3:] = [pin.log3(rotation) for rotation in R_ab]
-        return full, R_ab
+        """:func:`loop_errors` of every loop, the rotation loops first."""
+        return loop_errors(R_T, p, self._rotation_count)
 
     def residual(self, q):
         """e_l(θ) (eq. 2): stacked constrained components of the pose of frame_b in frame_a [m, rad]."""
@@ -220,15 +251,7 @@ class ClosedChain:
         else:
             R_T, p = self._frames.read()  # every frame_a, then every frame_b, the rotation loops first
             full, R_ab = self._loop_errors(R_T, p)
-            L, k, W = len(self.loops), self._rotation_count, self._W
-            R_aT = R_T[:L]
-            W[:, :3, :3] = R_aT
-            W[:, :3, 3:] = R_aT @ (p[L:] @ NEGATIVE_SKEW).reshape(L, 3, 3)
-            W[:, 3:, 3:] = R_aT
-            W[:k, 3:, 3:] = R_T[L:L + k]  # R_bᵀ
-            if np.abs(full[:k, 3:]).max(initial=0.0) >= 1e-8:  # off the manifold: Jlog3(R_ab) R_bᵀ
-                for loop, R_ab_loop in enumerate(R_ab):  # (Jlog3 = I + O(θ): below 1e-8 rad the identity is exact
-                    W[loop, 3:, 3:] = pin.Jlog3(R_ab_loop) @ W[loop, 3:, 3:]  # to the Jacobian's own precision)
+            W = error_twist_map(R_T, p, full, R_ab, self._W)
             J_l = W.reshape(-1, 6).take(self._error_rows, axis=0) @ self.data.J
             J_l *= self.row_support  # (m, nv)
             linearization = Linearization(self, full.reshape(-1).take(self._error_rows), J_l)

@@ -6,16 +6,19 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
+from humanoid_balance.model.closed_chain import error_twist_map, loop_errors, relative_support
+from humanoid_balance.model.kinematics import FramePlacements
+
 __all__ = ["LoopKinematics", "ImportedLoop", "numerical_rank", "condition_number", "AXIS_ROWS"]
 
 RANK_TOLERANCE = 1e-8     # singular values below this fraction of the largest count as zero
 AXIS_ROWS = {"x": 0, "y": 1, "z": 2, "rx": 3, "ry": 4, "rz": 5}
-LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
 
 class LoopKinematics:
-    """Loop errors and relative Jacobians on the pinocchio model of the URDF (fixed base), at the nominal axes,
-    and the rank tests done on closed configurations near the assembly pose."""
+    """Loop errors and relative Jacobians on the pinocchio model of the URDF (fixed base), every axis of every loop
+    (:mod:`humanoid_balance.model.closed_chain`'s, before the axes and the actuation are chosen), and the rank tests
+    done on closed configurations near the assembly pose."""
 
     def __init__(self, urdf_text, frame_pairs):
         self.model = pin.buildModelFromXML(urdf_text)
@@ -23,29 +26,23 @@ class LoopKinematics:
         self.joint_names = [self.model.names[j] for j in range(1, self.model.njoints)]
         self.index = {name: self.model.joints[j].idx_v for j, name in enumerate(self.model.names) if j > 0}
         self.pairs = [(self.model.getFrameId(a), self.model.getFrameId(b)) for a, b in frame_pairs]
-        model = self.model
-        self.support = np.zeros((len(self.pairs), model.nv), dtype=bool)  # joints moving one frame, not the other
-        for row, (fa, fb) in enumerate(self.pairs):
-            sides = [set(model.supports[model.frames[f].parentJoint][1:]) for f in (fa, fb)]
-            for joint_id in sides[0] ^ sides[1]:
-                self.support[row, model.joints[joint_id].idx_v] = True
+        self.signs = relative_support(self.model, self.pairs)  # ±1 on the joints moving one frame, not the other
+        self.support = self.signs != 0.0
+        self.frames = FramePlacements(self.data, [fa for fa, _ in self.pairs] + [fb for _, fb in self.pairs])
+        self.twist_map = np.zeros((len(self.pairs), 6, 6))
         self.loop_columns = np.flatnonzero(self.support.any(axis=0))
         self.rows = np.zeros(0, dtype=int)
         self.jacobians = []   # (L, 6, nv) at the assembly pose, then at each closed sample
 
     def evaluate(self, q):
-        """Full 6-D error of every loop (L, 6) [m, rad] and its Jacobian (L, 6, nv), both in frame_a."""
+        """Full 6-D error of every loop (L, 6) [m, rad] and its Jacobian (L, 6, nv), both in frame_a
+        (closed_chain.loop_errors and error_twist_map, eq. 51)."""
         model, data = self.model, self.data
         pin.computeJointJacobians(model, data, q)
         pin.updateFramePlacements(model, data)
-        errors, jacobians = np.zeros((len(self.pairs), 6)), np.zeros((len(self.pairs), 6, model.nv))
-        for i, (fa, fb) in enumerate(self.pairs):
-            Ma, Mb = data.oMf[fa], data.oMf[fb]
-            Ja, Jb = pin.getFrameJacobian(model, data, fa, LWA), pin.getFrameJacobian(model, data, fb, LWA)
-            d, RaT = Mb.translation - Ma.translation, Ma.rotation.T
-            errors[i] = np.concatenate([RaT @ d, pin.log3(RaT @ Mb.rotation)])
-            jacobians[i] = np.vstack([RaT @ (Jb[:3] - Ja[:3] + pin.skew(d) @ Ja[3:]), RaT @ (Jb[3:] - Ja[3:])])
-        return errors, jacobians
+        R_T, p = self.frames.read()
+        errors, R_ab = loop_errors(R_T, p, len(self.pairs))
+        return errors, (error_twist_map(R_T, p, errors, R_ab, self.twist_map) @ data.J) * self.signs[:, None, :]
 
     def set_axes(self, axes):
         self.rows = np.concatenate([6 * i + np.array([AXIS_ROWS[a] for a in loop_axes], dtype=int)
