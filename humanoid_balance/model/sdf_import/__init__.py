@@ -20,8 +20,10 @@ SDF may close kinematic loops (a link reached by two joints); URDF cannot. :func
   missing inertials, unresolved meshes).
 
 One concept per module: :mod:`.sdf` reads the SDF, :mod:`.urdf` keeps the spanning tree and writes its URDF,
-:mod:`.loops` analyses the loops (the cut frames' errors and Jacobians, closed_chain's; ranks; conditioning), :mod:`.importer` chooses the
-joints and the reference and writes the files. No ROS. Units: m, rad, kg, kg·m², N, N·m, s.
+:mod:`.loops` analyses the loops (the cut frames' errors and Jacobians, closed_chain's; ranks; conditioning),
+:mod:`.importer` chooses the joints and the reference and writes the files.
+
+No ROS. Units: m, rad, kg, kg·m², N, N·m, s.
 """
 from humanoid_balance.model.sdf_import.importer import SdfImport, import_sdf
 from humanoid_balance.model.sdf_import.loops import ImportedLoop
