@@ -19,7 +19,8 @@ from humanoid_balance.model.robot_config import robot_file_parameters
 from humanoid_balance.nodes import BALANCE_NODES, PLANT
 from humanoid_balance.resources import config_file
 
-__all__ = ["BALANCE_NODES", "PLANT", "mode_parameters", "node_parameters", "write_parameter_file"]
+__all__ = ["BALANCE_NODES", "PLANT", "mode_parameters", "node_parameters", "suite_parameters",
+           "write_parameter_file"]
 
 
 
@@ -34,32 +35,52 @@ def mode_parameters(mode):
             PLANT: {"command_interface": profile.command_interface}}
 
 
-def _node_section(path, node):
-    """The ros__parameters parameter file ``path`` gives ``node``: its ``/**`` section, then the node's own."""
+def _parameter_document(path):
+    """The ROS 2 parameter file ``path``, read."""
     try:
-        document = yaml.safe_load(Path(path).read_text()) or {}
+        return yaml.safe_load(Path(path).read_text()) or {}
     except (OSError, yaml.YAMLError) as error:
         raise ModelFileError(path, None, f"cannot read it as a ROS 2 parameter file: {error}") from None
+
+
+def _node_section(document, node):
+    """The ros__parameters a parameter file's ``document`` gives ``node``: its ``/**`` section, then the node's own."""
     values = {}
     for key in ("/**", f"/**/{node}", node, f"/{node}"):
         values.update((document.get(key) or {}).get("ros__parameters") or {})
     return values
 
 
-def node_parameters(node, robot_file, overrides=None):
-    """The parameters ``node`` starts with: config/<node>.yaml, the robot configuration file ``robot_file``, its
-    files made absolute, then ``overrides`` ({parameter: value}), later ones winning.
+def suite_parameters(robot_file, overrides):
+    """node → the parameters it starts with, for each node of ``overrides`` (node → {parameter: value}):
+    config/<node>.yaml, the robot configuration file ``robot_file``, its files made absolute, then the node's
+    overrides, later ones winning; the robot file read once for them all.
 
     Raises:
         ModelFileError: a parameter file or the robot configuration cannot be read.
     """
-    return {**_node_section(config_file(f"{node}.yaml"), node), **_node_section(robot_file, node),
-            **robot_file_parameters(robot_file), **(overrides or {})}
+    robot = _parameter_document(robot_file)
+    files = robot_file_parameters(robot_file)
+    return {node: {**_node_section(_parameter_document(config_file(f"{node}.yaml")), node),
+                   **_node_section(robot, node), **files, **values} for node, values in overrides.items()}
+
+
+def node_parameters(node, robot_file, overrides=None):
+    """The parameters ``node`` starts with (:func:`suite_parameters`)."""
+    return suite_parameters(robot_file, {node: overrides or {}})[node]
+
+
+class _ParameterFileDumper(yaml.SafeDumper):
+    """YAML without anchors and aliases, which rcl's parameter-file parser refuses ("Will not support aliasing"):
+    a value several nodes share is written out in each section."""
+
+    def ignore_aliases(self, data):
+        return True
 
 
 def write_parameter_file(parameters, path):
     """Write ``parameters`` (node → {parameter: value}) as a ROS 2 parameter file, one ``/**/<node>`` section per
     node: what one process running several of the nodes (balance_stack) or each of them is given."""
     document = {f"/**/{node}": {"ros__parameters": values} for node, values in parameters.items()}
-    Path(path).write_text(yaml.safe_dump(document, sort_keys=False))
+    Path(path).write_text(yaml.dump(document, Dumper=_ParameterFileDumper, sort_keys=False))
     return Path(path)

@@ -26,7 +26,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from humanoid_balance.control.balancer import MODES
-from humanoid_balance.deployment import BALANCE_NODES, mode_parameters, node_parameters
+from humanoid_balance.deployment import BALANCE_NODES, mode_parameters, suite_parameters
 from humanoid_balance.estimation.contact_state import CONTACT_MODES
 from humanoid_balance.launch_support import parameter_file, required
 from humanoid_balance.resources import robot_config_file
@@ -55,7 +55,7 @@ def argument(context, name):
     return text == "true" if name in BOOLEANS else text
 
 
-def suite_parameters(context):
+def launch_parameters(context):
     """node → its parameters: config/<node>.yaml, the robot's configuration (the ``robot`` argument: a folder of
     humanoid-balance init, its robot.yaml, or a bundled robot), the balance mode's profile, then the arguments,
     later ones winning (humanoid_balance.deployment)."""
@@ -65,9 +65,9 @@ def suite_parameters(context):
     if interface != "auto":
         mode["loop_closure_mapper"]["command_interface"] = interface
     use_sim_time = argument(context, "use_sim_time")
-    return {node: node_parameters(node, robot, {**mode.get(node, {}), "use_sim_time": use_sim_time,
-                                                **{key: argument(context, name) for key, name in OVERRIDES[node]}})
-            for node in BALANCE_NODES}
+    return suite_parameters(robot, {node: {**mode.get(node, {}), "use_sim_time": use_sim_time,
+                                           **{key: argument(context, name) for key, name in OVERRIDES[node]}}
+                                    for node in BALANCE_NODES})
 
 
 def remaps(context, nodes):
@@ -80,7 +80,7 @@ def suite(context):
     """The four nodes, each a process (or, ``composed:=true``, balance_stack running them in one), each required:
     one that exits with an error stops the launch. Their parameters are one file, each node's in its own section
     (the process's parameter files reach every node it runs)."""
-    parameters = suite_parameters(context)
+    parameters = launch_parameters(context)
     path, cleanup = parameter_file(parameters, "balance_launch")
     if LaunchConfiguration("composed").perform(context) == "true":
         processes = [Node(package="humanoid_balance", executable="balance_stack", output="screen",

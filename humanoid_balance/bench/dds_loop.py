@@ -39,8 +39,7 @@ from sensor_msgs.msg import JointState
 from humanoid_balance.bench.closed_loop import FALL_DROP, robot_config
 from humanoid_balance.bench.processes import NodeProcess, cpu_seconds, die_with_parent, stop, stop_processes
 from humanoid_balance.bench.results import Result
-from humanoid_balance.deployment import (BALANCE_NODES, PLANT, mode_parameters, node_parameters,
-                                         write_parameter_file)
+from humanoid_balance.deployment import BALANCE_NODES, PLANT, mode_parameters, suite_parameters, write_parameter_file
 from humanoid_balance.nodes.diagnostics import LEVEL_NAMES
 from humanoid_balance.nodes.mujoco_sim import PlantFigures
 from humanoid_balance.nodes.qos import RELIABLE_QOS
@@ -114,12 +113,12 @@ def overrides(rate, directory, mode="kinematic", lockstep=False, parameters=None
 
 def ros_arguments(name, rate, directory, robot=ROBOT, mode="kinematic", lockstep=False, parameters=None):
     """--ros-args of one process: one parameter file in ``directory`` with a section per node it runs, each node's
-    parameters merged as the launch files merge them (:func:`humanoid_balance.deployment.node_parameters`: config/,
+    parameters merged as the launch files merge them (:func:`humanoid_balance.deployment.suite_parameters`: config/,
     the robot's configuration, then this experiment's overrides)."""
     table = overrides(rate, directory, mode, lockstep, parameters)
     robot_file = robot_config_file(robot)
     nodes = SUITE if name == "balance_stack" else (name,)
-    path = write_parameter_file({node: node_parameters(node, robot_file, table[node]) for node in nodes},
+    path = write_parameter_file(suite_parameters(robot_file, {node: table[node] for node in nodes}),
                                 Path(directory) / f"{name}.parameters.yaml")
     return ["--params-file", str(path)]
 

@@ -1,5 +1,6 @@
 """What every balance mode shares: one ``update(state, dt)`` per control tick (:class:`BalanceController`); each
-mode's own part is a subclass in :mod:`humanoid_balance.control.modes`, chosen by :mod:`humanoid_balance.control.balancer`.
+mode's own part is a subclass in :mod:`humanoid_balance.control.modes`, chosen by
+:mod:`humanoid_balance.control.balancer`.
 
 Each tick the controller computes the kinematics of the state once (:class:`WholeBodyKinematics`), the support
 polygon of the soles in contact, the CoM reference it grants (:mod:`~humanoid_balance.control.reference_governor`:
@@ -86,7 +87,7 @@ class BalancerConfig:
     touchdown_clearance: float = 0.005  # the touchdown begins when a sole comes this close to the floor [m] (viip)
     pose_gain: float = 5.0             # [1/s] C-busy limbs converge to their target poses
     max_tracking_error: float = 0.25   # [rad or m] a position command this far from the measured output restarts
-                                       # from the measured posture (kinematic and viip modes): see Balancer.update
+                                       # from the measured posture (modes that plan a motion): see update
     support_margin: float = ROBOT_DEFAULTS["support_margin"]  # [m] the CoM reference stays this far inside the
                                        # support polygon's edges
     min_foot_load: float = 0.25        # ... and where each foot in contact carries this fraction of the weight

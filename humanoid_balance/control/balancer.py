@@ -10,7 +10,8 @@
 
 :func:`balance_controller` builds a mode's controller; :func:`change_mode` builds the next one, which starts from
 the measured posture, or refuses while the current mode is doing what the next could not take over (a jump).
-The node, the demo, the bench and both launch files read the profiles here (:func:`humanoid_balance.deployment.mode_parameters`).
+The node, the demo, the bench and both launch files read the profiles here
+(:func:`humanoid_balance.deployment.mode_parameters`).
 """
 from dataclasses import replace
 from typing import NamedTuple
@@ -20,7 +21,7 @@ from humanoid_balance.control.balance_controller import (BalanceController, Bala
 from humanoid_balance.control.modes import KinematicBalance, MomentumBalance, ViipBalance
 
 __all__ = ["BALANCE_MODES", "MODES", "BalanceMode", "BalanceController", "BalancerConfig", "BalancerState", "Foot",
-           "JointCommand", "Refused", "balance_controller", "change_mode"]
+           "JointCommand", "Refused", "balance_controller", "balance_mode", "change_mode"]
 
 
 class BalanceMode(NamedTuple):

@@ -28,7 +28,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
-from humanoid_balance.deployment import mode_parameters, node_parameters, write_parameter_file
+from humanoid_balance.deployment import mode_parameters, suite_parameters, write_parameter_file
 from humanoid_balance.demo.report import Recording, metrics, write_report
 from humanoid_balance.model.meshes import description_text
 from humanoid_balance.model.soles import polygon_margin
@@ -62,15 +62,14 @@ def real_time_overrides(rate):
 
 def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic"):
     """The five nodes by name, each with its parameters merged as the launch files merge them
-    (:func:`humanoid_balance.deployment.node_parameters`: its parameter file, the robot's configuration — a bundled
+    (:func:`humanoid_balance.deployment.suite_parameters`: its parameter file, the robot's configuration — a bundled
     robot's name or a directory written by ``humanoid-balance init`` —, then the simulation overrides, the balance
     mode's (:func:`~humanoid_balance.deployment.mode_parameters`) and the real-time ones when ``real_time_rate`` [Hz]
     is given)."""
-    layers = (SIMULATION_OVERRIDES, mode_parameters(mode), real_time_overrides(real_time_rate) if real_time_rate else {})
-    robot_file = robot_config_file(robot)
-    parameters = {name: node_parameters(name, robot_file, {key: value for layer in layers
-                                                           for key, value in layer.get(name, {}).items()})
-                  for name in SUITE}
+    layers = (SIMULATION_OVERRIDES, mode_parameters(mode),
+              real_time_overrides(real_time_rate) if real_time_rate else {})
+    parameters = suite_parameters(robot_config_file(robot), {
+        name: {key: value for layer in layers for key, value in layer.get(name, {}).items()} for name in SUITE})
     with tempfile.TemporaryDirectory(prefix="demo_") as folder:  # read as each node is built
         path = write_parameter_file(parameters, Path(folder) / "parameters.yaml")
         return {name: factory(cli_args=["--ros-args", "--params-file", str(path)]) for name, factory in SUITE.items()}
@@ -242,8 +241,8 @@ class Video:
 def run_demo(scenario, output, video=None, wall_timeout=None, progress=None, real_time_rate=None,
              robot=DEFAULT_ROBOT, mode="kinematic", record=None):
     """Run ``scenario`` on ``robot`` (a bundled robot's name or a directory written by ``humanoid-balance init``)
-    in balance ``mode`` (control.balancer.MODES); write the report folder ``output``; return (exit code, metrics, written
-    paths).
+    in balance ``mode`` (control.balancer.MODES); write the report folder ``output``; return (exit code, metrics,
+    written paths).
 
     ``real_time_rate`` [Hz]: run the plant free against the wall clock at that control rate instead of in lockstep.
     ``record``: a rosbag2 directory to record every topic into (see :func:`start_recording`). ``progress``: a

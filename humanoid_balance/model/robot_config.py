@@ -39,8 +39,8 @@ from humanoid_balance.model.soles import SoleRectangle
 from humanoid_balance.resources import resolve_uri
 
 __all__ = ["RobotConfig", "RobotParameter", "ROBOT_SCHEMA", "ROBOT_DEFAULTS", "FOOT_PARAMETERS", "LIMB_PARAMETERS",
-           "robot_parameter", "load_robot_config", "robot_config_parameters", "config_from_parameters", "check_robot_config",
-           "robot_file_parameters", "FILE_KEYS"]
+           "robot_parameter", "load_robot_config", "robot_config_parameters", "config_from_parameters",
+           "check_robot_config", "robot_file_parameters", "FILE_KEYS"]
 
 FILE_KEYS = ("urdf_file", "loops_file")
 TEXT, NAMES, NUMBERS, GAINS, POSITIVE = "text", "names", "numbers", "gains", "positive"  # RobotParameter kinds

@@ -22,7 +22,6 @@ EXECUTORS = {"events": EventsExecutor, "single_threaded": rclpy.executors.Single
 fraction of the SingleThreadedExecutor's cost, which rebuilds a wait set per message), or the classic one."""
 
 
-
 def autostarted(lifecycle_node_class):
     """A factory that builds the lifecycle node and, if its ``autostart`` parameter is true, configures and
     activates it (as a lifecycle manager would); keyword arguments go to the node (its ``hub``, rclpy node options).

@@ -61,7 +61,6 @@ PERTURBATION_PARAMETERS = {  # how the plant differs from the robot's files and 
 }
 
 
-
 class PlantFigures(NamedTuple):
     """The figures of the plant's /diagnostics that the bench reads back (:meth:`read`), labelled once here."""
 
@@ -80,6 +79,7 @@ class PlantFigures(NamedTuple):
 
 
 PLANT_LABELS = ("simulated time [s]", "tick rate [Hz]", "base height [m]")  # PlantFigures' fields, in order
+
 
 class MujocoSimNode(Node):
     def __init__(self, hub=None, **node_options):
