@@ -15,8 +15,8 @@ node is ending, further signals are ignored.
 import importlib
 import signal
 
-__all__ = ["BALANCE_NODES", "PLANT", "NODES", "node_factory", "shutdown_requested", "state_estimator", "contact_estimator", "centroidal_balancer",
-           "loop_closure_mapper", "mujoco_sim", "balance_stack"]
+__all__ = ["BALANCE_NODES", "PLANT", "NODES", "node_factory", "shutdown_requested", "state_estimator",
+           "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "mujoco_sim", "balance_stack"]
 
 BALANCE_NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")
 """The suite's nodes on a robot, in the order a joint state flows through them — the one list the launch files,

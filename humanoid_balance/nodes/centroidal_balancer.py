@@ -377,7 +377,8 @@ class CentroidalBalancerNode(LifecycleNode):
         elif self.core.restarts > self.reported_restarts:
             self.diagnostics.publish("WARN", f"the robot does not follow the commands: "
                                      f"{self.core.restarts - self.reported_restarts} restarts from the measured "
-                                     f"posture (a command beyond max_tracking_error {self.core.config.max_tracking_error})",
+                                     "posture (a command beyond max_tracking_error "
+                                     f"{self.core.config.max_tracking_error})",
                                      values)
         elif self.limitations.active():
             self.diagnostics.publish("WARN", self.limitations.summary() + self.at_a_limit(), values)

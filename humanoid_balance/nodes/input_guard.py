@@ -9,8 +9,8 @@ from collections import Counter
 
 from rclpy.lifecycle import LifecycleNode
 
-from humanoid_balance.nodes.intra_process import OutputTopic
 from humanoid_balance.nodes.diagnostics import rejected_key
+from humanoid_balance.nodes.intra_process import OutputTopic
 from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 from humanoid_balance.nodes.parameters import describe
 from humanoid_balance.nodes.stamp_policy import StampPolicy

@@ -375,17 +375,17 @@ def import_sdf(sdf_path, output_dir, actuated=None, outputs=None, measured=None,
     on_loop = {names[c] for c in kinematics.loop_columns}
     loose = [name for name in passive if name not in on_loop]
     if loose:
-        raise import_error(path, "actuated", f"passive joints {loose} are on no loop, so nothing determines them; list them "
-                     f"with --actuated (actuated now: {list(actuated)})")
+        raise import_error(path, "actuated", f"passive joints {loose} are on no loop, so nothing determines them; "
+                           f"list them with --actuated (actuated now: {list(actuated)})")
     if len(passive) != m:
         raise import_error(path, "actuated", f"the loops constrain {m} axes but {len(passive)} joints are passive "
-                     f"({len(names)} joints − {len(actuated)} actuated); they must be equal: "
-                     f"{'remove' if len(passive) < m else 'add'} {abs(len(passive) - m)} with --actuated "
-                     f"(loop joints: {sorted(on_loop)})")
+                           f"({len(names)} joints − {len(actuated)} actuated); they must be equal: "
+                           f"{'remove' if len(passive) < m else 'add'} {abs(len(passive) - m)} with --actuated "
+                           f"(loop joints: {sorted(on_loop)})")
     passive_columns = [kinematics.index[name] for name in passive]
     if m and kinematics.generic_rank(lambda at: kinematics.stacked(at)[:, passive_columns]) < m:
         raise import_error(path, "actuated", f"with actuated {list(actuated)} the loops do not determine the passive "
-                     "joints (J_l,u is singular); choose others with --actuated")
+                           "joints (J_l,u is singular); choose others with --actuated")
 
     loops = []
     for i, joint in enumerate(cuts):
@@ -395,8 +395,8 @@ def import_sdf(sdf_path, output_dir, actuated=None, outputs=None, measured=None,
         condition = condition_number(kinematics.block(0, [i], [axes[i]], loop_passive))
         loop = ImportedLoop(joint.name, joint.name, kinds[joint.name], *builder.cut_frames[joint.name], joint.parent,
                             joint.child, axes[i], tuple(a for a in nominal[i] if a not in axes[i]),
-                            tuple(names[c] for c in columns), tuple(names[c] for c in loop_passive), condition_number(full),
-                            condition)
+                            tuple(names[c] for c in columns), tuple(names[c] for c in loop_passive),
+                            condition_number(full), condition)
         loops.append(loop)
         if not max(loop.condition_at_assembly, condition) <= NEAR_SINGULAR:
             problems.append(f"loop '{loop.name}' is near a singularity at the assembly pose: its constraint Jacobian "
@@ -412,8 +412,8 @@ def import_sdf(sdf_path, output_dir, actuated=None, outputs=None, measured=None,
     if outputs is not None:
         _check_names(path, "--outputs", outputs, names, "a joint of the spanning tree")
         if len(outputs) != len(actuated):
-            raise import_error(path, "--outputs", f"{len(outputs)} outputs for {len(actuated)} actuated joints; give one "
-                         "serial-equivalent output per actuated joint, in the same order")
+            raise import_error(path, "--outputs", f"{len(outputs)} outputs for {len(actuated)} actuated joints; give "
+                               "one serial-equivalent output per actuated joint, in the same order")
     outputs = tuple(outputs) if outputs is not None else tuple(actuated)
     if measured is not None:
         _check_names(path, "--measured", measured, passive, "a passive joint")

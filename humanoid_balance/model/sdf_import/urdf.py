@@ -62,12 +62,12 @@ def spanning_tree(model):
     unreachable = [name for name in model.links if name not in visited]
     if unreachable:
         raise import_error(model.path, f"link '{unreachable[0]}'", f"is not connected to the root link '{model.root}' "
-                     f"({len(unreachable)} such links)")
+                           f"({len(unreachable)} such links)")
     cuts = [joint for joint in model.joints if joint.name not in used]
     for tree_joint in tree:
         if tree_joint.joint.kind == "ball":
             raise import_error(model.path, f"<joint name='{tree_joint.joint.name}'>", "a ball joint must stay in the "
-                         "spanning tree (it closes no loop); the suite supports 1-DOF joints only")
+                               "spanning tree (it closes no loop); the suite supports 1-DOF joints only")
     return tree, cuts
 
 
