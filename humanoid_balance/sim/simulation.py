@@ -96,11 +96,7 @@ class Simulation:
         self.push_until, self.push_body = -1.0, None
         self._joint_index_cache = {}  # joint names → their qpos, qvel and actuator indices
         self._imu_sensors = tuple(self._sensor(name) for name in ("imu_orientation", "imu_gyro", "imu_accelerometer"))
-        self._acceleration_sum, self._acceleration_steps = np.zeros(3), 0  # accelerometer since the last imu()
-        self._root_velocity = np.zeros(3)  # the root's world velocity after the last step [m/s]
-        self._inverse_timestep = 1.0 / self.model.opt.timestep
-        self._step_acceleration, self._step_specific_force, self._inverse_orientation = \
-            np.zeros(3), np.zeros(3), np.zeros(4)
+        self._reading_velocity, self._steps_since_reading = np.zeros(3), 0  # the root's at the last imu() [m/s]
         self._foot_sensors = {}       # sole → (F/T frame, force and torque slices of sensordata)
         self._perturb_sensors()
         self.reset()
@@ -119,8 +115,7 @@ class Simulation:
         mujoco.mj_forward(self.model, self.data)
         self.pending_commands.clear()
         self._apply_command("position", self.data.qpos[self.actuator_qpos])
-        self._root_velocity[:] = self.data.qvel[:3]
-        self._acceleration_sum[:], self._acceleration_steps = 0.0, 0
+        self._reading_velocity[:], self._steps_since_reading = self.data.qvel[:3], 0
 
     def _perturb_model(self):
         """Each body's mass and inertia scaled by 1 ± mass_error, its CoM moved ± com_error per axis (see
@@ -246,24 +241,7 @@ class Simulation:
                 self.data.xfrc_applied[self.push_body] = 0.0
                 self.push_body = None
             mujoco.mj_step(self.model, self.data)
-            self._accumulate_specific_force()
-
-    def _accumulate_specific_force(self):
-        """Add the last step's specific force at the IMU (the root body's origin) to the accelerometer's mean: its
-        change of velocity over the step less gravity, in the IMU's frame at the step's end [m/s²]. MuJoCo's
-        accelerometer reads the explicit dynamics' acceleration, which the implicit integrator's damping of stiff
-        drives does not realise: with the arms dancing at 100 Hz its mean over a control period disagreed with the
-        base's change of velocity by 3 m/s², and the base estimate drifted 5 cm in 0.15 s."""
-        data, acceleration = self.data, self._step_acceleration
-        velocity = data.qvel[:3]
-        np.subtract(velocity, self._root_velocity, out=acceleration)
-        acceleration *= self._inverse_timestep
-        acceleration -= self.model.opt.gravity
-        self._root_velocity[:] = velocity
-        mujoco.mju_negQuat(self._inverse_orientation, data.qpos[3:7])
-        mujoco.mju_rotVecQuat(self._step_specific_force, acceleration, self._inverse_orientation)
-        self._acceleration_sum += self._step_specific_force
-        self._acceleration_steps += 1
+        self._steps_since_reading += count
 
     # -- sensors --------------------------------------------------------------------------------------
     def joint_states(self, names):
@@ -302,15 +280,25 @@ class Simulation:
     def imu(self):
         """(quaternion xyzw of the IMU in the world, gyro [rad/s] and accelerometer [m/s²] in the IMU frame).
 
-        The accelerometer is the mean over the physics steps since the last reading, as an IMU's anti-aliasing
-        filter makes it: a stiff robot's drives shake its base at high frequency, and one instantaneous sample
-        per control period swings by g where the period's mean does not. Each step's is the root's realised change of
-        velocity (:meth:`_accumulate_specific_force`), so that the mean integrates to the base's motion."""
+        The accelerometer is the mean specific force since the last reading, as an IMU's anti-aliasing filter and
+        its delta-velocity output make it: the root's (the IMU's) realised change of velocity over the period, less
+        gravity, in the IMU frame at the reading, so that it integrates to the base's motion. A stiff robot's drives
+        shake its base at high frequency, and one instantaneous sample per control period swings by g where the
+        period's mean does not; and MuJoCo's accelerometer sensor reads the explicit dynamics' acceleration, which
+        the implicit integrator's damping of stiff drives does not realise: with the arms dancing at 100 Hz its mean
+        disagreed with the base's change of velocity by 3 m/s², and the base estimate drifted 5 cm in 0.15 s. Read
+        before any step, it is that sensor's."""
         data = self.data.sensordata
         orientation, gyro, accelerometer = self._imu_sensors
-        if self._acceleration_steps:
-            acceleration = self._acceleration_sum / self._acceleration_steps
-            self._acceleration_sum, self._acceleration_steps = np.zeros(3), 0
+        if self._steps_since_reading:
+            velocity = self.data.qvel[:3]
+            world = (velocity - self._reading_velocity) / (self._steps_since_reading * self.model.opt.timestep) \
+                - self.model.opt.gravity
+            acceleration = np.zeros(3)
+            inverse = np.zeros(4)
+            mujoco.mju_negQuat(inverse, self.data.qpos[3:7])
+            mujoco.mju_rotVecQuat(acceleration, world, inverse)
+            self._reading_velocity[:], self._steps_since_reading = velocity, 0
         else:
             acceleration = data[accelerometer].copy()
         quaternion, angular_velocity = _xyzw(data[orientation]), data[gyro].copy()
