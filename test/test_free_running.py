@@ -8,17 +8,21 @@ from humanoid_balance.bench import dds_loop
 from humanoid_balance.bench.closed_loop import FALL_DROP
 
 pytestmark = pytest.mark.dds
-RATE = 100.0  # [Hz] this 2-core machine sustains it with room to spare (humanoid-balance bench dds: the limits)
+# [Hz] rates a 2-core machine sustains with room to spare (humanoid-balance bench dds: the limits). Six Python
+# processes on two cores (separate) pay rclpy's cost of a message on cold caches several times a tick: 1.4 cores busy
+# at 50 Hz, saturated at 100 Hz (64-71 commands per second measured); two processes (composed) keep up at 100 Hz.
+SEPARATE_RATE, COMPOSED_RATE = 50.0, 100.0
 
 
-@pytest.mark.parametrize("layout, mode", [("separate", "kinematic"), ("composed", "kinematic"),
-                                          ("separate", "momentum")])
-def test_free_running_chain_keeps_the_robot_up_through_a_push(layout, mode):
+@pytest.mark.parametrize("layout, mode, rate", [("separate", "kinematic", SEPARATE_RATE),
+                                                ("composed", "kinematic", COMPOSED_RATE),
+                                                ("separate", "momentum", SEPARATE_RATE)])
+def test_free_running_chain_keeps_the_robot_up_through_a_push(layout, mode, rate):
     """momentum: Garofalo et al. on the plant's joint impedance, the mapper sending each actuator's position,
     velocity, effort, stiffness and damping."""
-    loop = dds_loop.measure(RATE, 4.0, 2.0, layout, mode=mode)
+    loop = dds_loop.measure(rate, 4.0, 2.0, layout, mode=mode)
     achieved = len(loop.latencies) / loop.seconds
-    assert achieved >= 0.7 * RATE, f"{achieved:.0f} commands per second for a plant at {RATE:g} Hz"  # noisy 2-core VM
+    assert achieved >= 0.8 * rate, f"{achieved:.0f} commands per second for a plant at {rate:g} Hz"  # noisy 2-core VM
     assert 0.9 < loop.real_time_factor < 1.1, loop.real_time_factor
     assert loop.start_height - loop.end_height <= FALL_DROP, (
         f"fell: base height by simulated time {loop.heights}; warnings in the window {loop.warnings}")
