@@ -20,6 +20,9 @@ def test_smoke_run_writes_every_experiment_and_the_machine(tmp_path):
     by_quantity = {r.quantity: r for r in results}
     # a 12 N·s push on 67.7 kg is 0.18 m/s: recovered without a fall; a fallen robot reads "fell"
     assert by_quantity["fall / largest sole slip"].measured.startswith("no fall")
+    # momentum mode on the joint impedance moves the arms as commanded (the plant's joints) with the CoM held
+    assert by_quantity["arms' swing reached, of the commanded, momentum mode"].met
+    assert by_quantity["CoM deviation, 1 Hz arm trajectories, momentum mode"].met
     # the VIIP standing impedance (ω = 8 rad/s, ζ = 1) holds the COG: it used to bounce off the floor by ±15 mm
     assert by_quantity["COG height held while standing"].met
     # through the nodes, a 12 N·s push on 53.4 kg (0.22 m/s) is recovered in momentum mode on the joint impedance

@@ -7,8 +7,9 @@ import pytest
 from humanoid_balance.control.momentum_balance import (MomentumGains, QpStatus, WrenchDistribution, contact_wrench_map,
                                                        desired_com_wrench, joint_torques)
 from humanoid_balance.model import Centroidal
+from humanoid_balance.model.projected_dynamics import output_dynamics
 from humanoid_balance.model.soles import sole_rectangle
-from model_fixtures import load, static_stance
+from model_fixtures import closed_configuration, consistent_velocity, load, static_stance
 
 SOLES = ("left_sole", "right_sole")
 GAINS = MomentumGains(K_P=np.eye(3) * 800.0, K_D=np.eye(3) * 4.0, K_R=np.eye(3) * 300.0, D=np.eye(3) * 4.0)
@@ -114,3 +115,39 @@ def test_joint_torques_equal_the_full_statics(kangaroo):
     G = chain.velocity_map(q)
     J = [pin.getFrameJacobian(robot.model, data, robot.frame_id(s), pin.LOCAL) @ G for s in SOLES]
     np.testing.assert_allclose(joint_torques(M, J, F), tau_statics, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["kangaroo_like", "mahru"])
+def test_joint_torques_realise_the_joints_accelerations_and_leave_the_momentum_rate_to_the_wrenches(name):
+    """With q̈_d and h, τ = Λ_q (q̈_d + Q M⁻¹ (h − Σ Jᵀ w)) in output coordinates, driven through the actuators into
+    the spanning tree's constrained forward dynamics (KKT) with the soles' wrenches applied, gives the outputs q̈_d,
+    and the centroidal momentum changes at Σ w (at the CoM) − m g e_z whatever the joints do: Garofalo et al.'s
+    decoupling (eq. 15), on pinocchio's centroidal dynamics."""
+    robot, chain = load(name, floating_base=True)
+    rng = np.random.default_rng(3)
+    q = closed_configuration(robot, chain, rng, fraction=0.3)
+    v = consistent_velocity(robot, chain, q, rng)
+    model, data = robot.model, robot.model.createData()
+    T = chain.output_velocity_map(q)
+    pin.computeJointJacobians(model, data, q)
+    pin.framesForwardKinematics(model, data, q)
+    J = [pin.getFrameJacobian(model, data, robot.frame_id(s), pin.LOCAL) for s in SOLES]
+    wrenches = rng.normal(size=(len(J), 6)) * [20, 20, 300, 5, 5, 2]
+    accelerations = rng.normal(size=len(robot.output_v)) * 5.0
+    dynamics = output_dynamics(chain, q, v)
+    tau_o = joint_torques(dynamics.M, [Ji @ T for Ji in J], wrenches, accelerations=accelerations, bias=dynamics.h)
+
+    M, h = pin.crba(model, data, q), pin.nonLinearEffects(model, data, q, v)
+    J_l = chain.constraint_jacobian(q)
+    generalized = sum(Ji.T @ w for Ji, w in zip(J, wrenches))
+    generalized[robot.actuated_v] += chain.actuator_efforts(q, tau_o)
+    m = J_l.shape[0]
+    kkt = np.block([[M, -J_l.T], [J_l, np.zeros((m, m))]])
+    a = np.linalg.solve(kkt, np.concatenate([generalized - h, -chain.bias(q, v)]))[:robot.nv]
+    np.testing.assert_allclose(a[robot.output_v], accelerations, atol=1e-6)
+    momentum_rate = pin.computeCentroidalMomentumTimeVariation(model, data, q, v, a).np
+    placements = [data.oMf[robot.frame_id(s)] for s in SOLES]
+    com = pin.centerOfMass(model, data, q)
+    expected = sum(contact_wrench_map(P, com) @ w for P, w in zip(placements, wrenches))
+    expected[2] -= robot.total_mass * 9.81
+    np.testing.assert_allclose(momentum_rate, expected, atol=1e-6 * np.abs(expected).max())

@@ -6,7 +6,7 @@ import pytest
 
 from humanoid_balance.model import (contact_forces_from_actuator_efforts, load_robot, projected_dynamics,
                                     quasi_static_actuator_efforts)
-from humanoid_balance.model.projected_dynamics import gravity_from_joint_jacobians
+from humanoid_balance.model.projected_dynamics import gravity_from_joint_jacobians, output_dynamics
 from model_fixtures import closed_configuration, consistent_velocity, load, talos_urdf
 
 
@@ -36,6 +36,31 @@ def test_projected_dynamics_match_constrained_forward_dynamics(name, floating_ba
     accel_actuated = np.linalg.solve(dyn.M, generalized_force - dyn.h)
     expected = np.concatenate([accel_full[:b], accel_full[robot.actuated_v]])
     np.testing.assert_allclose(accel_actuated, expected, rtol=1e-7, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["kangaroo_like", "mahru"])
+def test_output_dynamics_match_constrained_forward_dynamics(name):
+    """The dynamics in serial-equivalent output coordinates, driven by the output torques of eq. 23, give the base's
+    and the outputs' accelerations of the KKT system on the spanning tree (Mahru I: serial, T = I)."""
+    robot, chain = load(name, True)
+    rng = np.random.default_rng(11)
+    q = closed_configuration(robot, chain, rng)
+    v = consistent_velocity(robot, chain, q, rng)
+    tau = rng.normal(size=len(robot.actuated_v)) * 20.0
+    M = pin.crba(robot.model, robot.model.createData(), q)
+    h = pin.nonLinearEffects(robot.model, robot.model.createData(), q, v)
+    J_l = chain.constraint_jacobian(q)
+    S_tau = np.zeros(robot.nv)
+    S_tau[robot.actuated_v] = tau
+    m = J_l.shape[0]
+    kkt = np.block([[M, -J_l.T], [J_l, np.zeros((m, m))]])
+    accel_full = np.linalg.solve(kkt, np.concatenate([S_tau - h, -chain.bias(q, v)]))[:robot.nv]
+
+    dyn = output_dynamics(chain, q, v)
+    b = robot.base_nv
+    accel_outputs = np.linalg.solve(dyn.M, np.concatenate([np.zeros(b), chain.output_torques(q, tau)]) - dyn.h)
+    np.testing.assert_allclose(accel_outputs, np.concatenate([accel_full[:b], accel_full[robot.output_v]]),
+                               rtol=1e-7, atol=1e-7)
 
 
 def test_quasi_static_actuator_efforts_match_full_statics():

@@ -72,7 +72,8 @@ class BalancerConfig:
     zmp_com: ZmpComGains = field(default_factory=lambda: ZmpComGains(np.full(2, ROBOT_DEFAULTS["k_p"]),
                                                                       np.full(2, ROBOT_DEFAULTS["k_c"])))
     com_height_gain: float = 5.0       # [1/s] CoM height P term (kinematic mode)
-    attitude_gain: float = 5.0         # [1/s] base attitude P term (kinematic and viip modes)
+    attitude_gain: float = 5.0         # [1/s] base attitude P term (every mode's motion)
+    posture_com_gain: float = 5.0      # [1/s] momentum mode: the commanded posture's CoM to the reference
     momentum: MomentumGains = field(default_factory=lambda: MomentumGains(
         np.eye(3) * 800.0, np.eye(3) * 4.0, np.eye(3) * 300.0, np.eye(3) * 4.0))
     friction: float = 0.7              # μ of the friction pyramid
@@ -144,6 +145,7 @@ class Plan(NamedTuple):
     wrench: np.ndarray            # the CoM wrench the soles are to exert, world frame, at the CoM (6,) [N, N·m]
     motion: Optional[np.ndarray]  # ν_o: base twist and output rates (6 + n_out,); None: the posture is held still
     momentum: np.ndarray          # the centroidal momentum the mode measured [p; L] (6,) [kg m/s, kg m²/s] (0: none)
+    acceleration: Optional[np.ndarray] = None  # the outputs' accelerations the motion asks for (n_out,); None: none
 
 
 class BalanceController:
@@ -259,9 +261,9 @@ class BalanceController:
         """The :class:`Plan` of the tick: what the soles are to exert and how the robot moves."""
         raise NotImplementedError
 
-    def efforts(self, tick, distribution):
-        """Output efforts that go with the soles' wrenches (n_out,) [N·m or N]: by default the quasi-static torques
-        that hold them (Kangaroo eq. 44)."""
+    def efforts(self, tick, plan, distribution):
+        """Output efforts that go with the soles' wrenches and the planned motion (n_out,) [N·m or N]: by default
+        the quasi-static torques that hold the wrenches (Kangaroo eq. 44)."""
         return self._static_torques(distribution.wrenches, tick.active)
 
     def kept(self, limits):
@@ -294,7 +296,7 @@ class BalanceController:
         tick = Tick(state, dt, com, R_base, placements, active, granted, zmp_reference, twists, rates)
         plan = self.plan(tick)
         distribution = self.distribution.solve(G, plan.wrench, active, self.mass)
-        effort = self.efforts(tick, distribution)
+        effort = self.efforts(tick, plan, distribution)
         limits = None
         if plan.motion is None:
             velocity = np.zeros(len(robot.output_names))
@@ -423,6 +425,19 @@ class BalanceController:
         rates, limitations = clock.advance(bound, dt, depth)
         return {name: rates.get(name, np.zeros(len(s.joints))) for name, s in self.extra.items() if s.role == J_BUSY}, \
             limitations
+
+    def _range_rates(self, sections, dt):
+        """Section → (lowest, highest) rates [rad/s] that keep its output joints in their ranges this tick, from the
+        position command (a joint already outside may stay or come back)."""
+        if not dt > 0.0 or not sections:
+            return {}
+        lower, upper = self.limits[0][0], self.limits[1][0]
+        bounds = {}
+        for name in sections:
+            k = self.resolver.columns[name] - 6
+            bounds[name] = (np.minimum((lower[k] - self.position_command[k]) / dt, 0.0),
+                            np.maximum((upper[k] - self.position_command[k]) / dt, 0.0))
+        return bounds
 
     def _support_corners(self, active, placements):
         """xy corners of the soles in contact, world frame (4 k, 2) [m]."""

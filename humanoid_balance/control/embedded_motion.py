@@ -145,11 +145,7 @@ class EmbeddedMotionResolver:
 
         base = self.base_section.name
         base_joints = len(self.columns[base])
-        B_1, J_1 = section_jacobian(base)
-        *_, K, info = lapack.dgesv(B_1, J_1)
-        if info != 0:
-            raise np.linalg.LinAlgError(f"the support section's base Jacobian B_1 is singular (dgesv info {info})")
-        K = -K                                                   # ν_b = K q̇_1 (eq. 11)
+        K = self._support_map(*section_jacobian(base))            # ν_b = K q̇_1 (eq. 11)
         J_emb = J_com[:, :6] @ K
         J_emb[:, :base_joints] += J_com[:, self.columns[base]]
         c_emb = np.array(com_velocity, dtype=float)
@@ -184,3 +180,26 @@ class EmbeddedMotionResolver:
             elif section.role == J_BUSY:
                 nu[columns] = joint_rates[name]
         return Resolution(nu, T @ nu)
+
+    def standing_displacement(self, q, output_displacement):
+        """First-order displacement of the CoM [m] and of the base's attitude [rad] (world frame, (3,) each) when the
+        output joints move by ``output_displacement`` (n_out,) with the support section's sole fixed: the base moves
+        by ν_b = K Δq_1 (eq. 11), the CoM by J_c,b ν_b + J_c,q Δq (eq. 8). A posture the joints are commanded to,
+        seen standing where the robot stands."""
+        kinematics = self.kinematics.update(q)
+        base = self.base_section.name
+        J_sole = kinematics.frame_jacobian(self.frames[base])
+        base_motion = self._support_map(J_sole[:, :6], J_sole[:, self.columns[base]]) \
+            @ output_displacement[self.columns[base] - 6]
+        J_com = kinematics.com_jacobian()
+        return J_com[:, :6] @ base_motion + J_com[:, 6:] @ output_displacement, \
+            kinematics.base_rotation @ base_motion[3:]
+
+    @staticmethod
+    def _support_map(B_1, J_1):
+        """K = −B_1⁻¹ J_1 (eq. 11): the base twist [v; ω] (base frame) that keeps the support sole still when its
+        leg's joints move."""
+        *_, K, info = lapack.dgesv(B_1, J_1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"the support section's base Jacobian B_1 is singular (dgesv info {info})")
+        return -K

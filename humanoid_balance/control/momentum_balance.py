@@ -9,7 +9,11 @@
    subject to f_z ≥ f_min, the friction pyramid |f_x|, |f_y| ≤ μ f_z, the CoP inside the sole rectangle
    and |τ_z| ≤ μ_τ f_z, every w_i being a sole wrench in its sole frame. Solved by OSQP, warm-started.
 3. Joint torques τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (J̄_iq = J_i Q^{+M}); gravity needs no separate
-   term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z).
+   term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z). Joints
+   that move (embedded limb motions) add their decoupled inverse dynamics: τ = Λ_q (q̈_d + Q M⁻¹ (h − Σ J_iᵀ w_i)),
+   the joint rows of eq. 15's decoupled equations of motion (Λ_q q̈ + μ_q = τ + Σ J̄_iqᵀ w_i).
+4. Limbs that move carry centroidal momentum h_d = A ν_d of their own: eq. 38's damping acts about it, and its rate
+   ḣ_d is fed forward, so that a commanded motion is not damped as a disturbance.
 Units: N, N·m, m, kg.
 """
 from enum import StrEnum
@@ -34,10 +38,12 @@ class MomentumGains(NamedTuple):
 
 
 def desired_com_wrench(mass, com, com_desired, R_base, R_desired, momentum, gains, com_velocity_desired=None,
-                       com_acceleration_desired=None):
+                       com_acceleration_desired=None, angular_momentum_desired=None,
+                       angular_momentum_rate_desired=None):
     """w_d of eqs. 38–39 [N, N·m] at the CoM, world axes; tracking a moving reference c_d(t), the linear rows become
     m (g e_z + c̈_d) − K_P (c − c_d) − K_D (p − m ċ_d) (eq. 39's spring and eq. 38's damping about the reference's
-    momentum, its acceleration fed forward)."""
+    momentum, its acceleration fed forward); with limbs in motion the angular rows become
+    R_d τ_P − D (l − l_d) + l̇_d, l_d the angular momentum the motion carries [kg m²/s] and l̇_d its rate [N·m]."""
     quaternion = pin.Quaternion(R_desired.T @ R_base)  # R_Δ
     delta, epsilon = quaternion.w, quaternion.vec()
     if delta < 0.0:  # the same rotation, on the short way round
@@ -49,7 +55,11 @@ def desired_com_wrench(mass, com, com_desired, R_base, R_desired, momentum, gain
         linear = linear - mass * np.asarray(com_velocity_desired)
     if com_acceleration_desired is not None:
         force = force + mass * np.asarray(com_acceleration_desired)
-    return np.concatenate([force - gains.K_D @ linear, R_desired @ tau_P - gains.D @ momentum[3:]])
+    angular = momentum[3:] if angular_momentum_desired is None else momentum[3:] - angular_momentum_desired
+    torque = R_desired @ tau_P - gains.D @ angular
+    if angular_momentum_rate_desired is not None:
+        torque = torque + angular_momentum_rate_desired
+    return np.concatenate([force - gains.K_D @ linear, torque])
 
 
 def contact_wrench_map(sole_placement, com):
@@ -172,15 +182,24 @@ class WrenchDistribution:
         return DistributionResult(wrenches, status, residual, solve_time)
 
 
-def joint_torques(M, J_contacts, wrenches, base_nv=6):
-    """τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (Garofalo, section 5), Λ_q = (Q M⁻¹ Qᵀ)⁻¹ (eq. 17).
+def joint_torques(M, J_contacts, wrenches, base_nv=6, accelerations=None, bias=None):
+    """τ = Λ_q (q̈_d + Q M⁻¹ (h − Σ J_iᵀ w_i)) (Garofalo, section 5 and eq. 15's joint rows), Λ_q = (Q M⁻¹ Qᵀ)⁻¹
+    (eq. 17): without motion, τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i.
 
     Args:
         M: (projected) mass matrix (nb + n, nb + n) [kg, kg·m, kg·m²].
         J_contacts: per contact the 6-D LOCAL sole Jacobian in the same coordinates (6, nb + n).
         wrenches: sole wrenches (contacts, 6) exerted by the ground on the robot [N, N·m].
+        accelerations: the joints' desired accelerations q̈_d (n,) [rad/s², m/s²]; None: none.
+        bias: h, the Coriolis, centrifugal and gravity forces in the same coordinates (nb + n,); None: left out
+            (its gravity part has no joint rows in the decoupled coordinates: eq. 26).
     """
-    generalized = sum(J.T @ w for J, w in zip(J_contacts, wrenches))
+    generalized = -sum(J.T @ w for J, w in zip(J_contacts, wrenches))
+    if bias is not None:
+        generalized = generalized + bias
     M_inv_Qt = np.linalg.solve(M, np.eye(M.shape[0])[:, base_nv:])   # M⁻¹ Qᵀ
     Lambda_q = np.linalg.inv(M_inv_Qt[base_nv:])                      # (Q M⁻¹ Qᵀ)⁻¹
-    return -Lambda_q @ (M_inv_Qt.T @ generalized)
+    joint = M_inv_Qt.T @ generalized
+    if accelerations is not None:
+        joint = joint + accelerations
+    return Lambda_q @ joint

@@ -7,7 +7,10 @@ M ν̇ + h = Sτ + J_cᵀF + J_lᵀλ by Gᵀ removes λ (J_l G = 0) and gives
 
     M_m ν̇_a + h_m = [0; τ] + J_c,mᵀ F,   M_m = Gᵀ M G,   h_m = Gᵀ (h + M b),   J_c,m = J_c G
 
-whose base rows are eqs. 62–63 and joint rows eqs. 71–73 (M_j,m, h_j,m). Units: SI (kg, m, s, N, N·m).
+whose base rows are eqs. 62–63 and joint rows eqs. 71–73 (M_j,m, h_j,m). The same projection onto the
+serial-equivalent outputs, ν = T ν_o with T = ∂ν/∂ν_o and b = [0; −J_l,s⁻¹ J̇_l ν on the joints that are not outputs;
+0], gives the dynamics in output coordinates, whose generalized forces are the output torques of eq. 23.
+Units: SI (kg, m, s, N, N·m).
 """
 from typing import NamedTuple
 
@@ -15,7 +18,7 @@ import numpy as np
 import pinocchio as pin
 from scipy.linalg import lapack
 
-__all__ = ["ProjectedDynamics", "projected_dynamics", "quasi_static_actuator_efforts",
+__all__ = ["ProjectedDynamics", "projected_dynamics", "output_dynamics", "quasi_static_actuator_efforts",
            "contact_forces_from_actuator_efforts", "generalized_gravity", "gravity_from_com_jacobian",
            "gravity_from_joint_jacobians", "least_squares"]
 
@@ -39,6 +42,20 @@ def projected_dynamics(chain, q, v):
     if chain.m:
         b[chain.robot.passive_v] = -lin.solve_passive(chain.bias(q, v))  # eq. 10
     return ProjectedDynamics(G.T @ M @ G, G.T @ (h + M @ b), G)
+
+
+def output_dynamics(chain, q, v):
+    """M_o(q), h_o(q, ν) in serial-equivalent output coordinates at a closed configuration ``q`` with consistent
+    velocity ``v``: M_o = Tᵀ M T, h_o = Tᵀ (h + M b) (appendix B with the outputs as coordinates); ``G`` holds T."""
+    model, data = chain.model, chain.data
+    lin = chain.linearize(q)
+    T = chain.output_velocity_map(q, lin)
+    M = pin.crba(model, data, q)
+    h = pin.nonLinearEffects(model, data, q, v)
+    b = np.zeros(model.nv)
+    if chain.m:
+        b[chain.solved_v] = -lin.solve_solved(chain.bias(q, v))
+    return ProjectedDynamics(T.T @ M @ T, T.T @ (h + M @ b), T)
 
 
 def generalized_gravity(chain, q):

@@ -37,16 +37,3 @@ class KinematicBalance(BalanceController):
         resolution = self.resolver.resolve(state.q, u, omega, twists=tick.twists, joint_rates=tick.rates,
                                            rate_bounds=self._range_rates(tick.twists, tick.dt))
         return resolution.output_velocity
-
-    def _range_rates(self, sections, dt):
-        """Section → (lowest, highest) rates [rad/s] that keep its output joints in their ranges this tick, from the
-        position command (a joint already outside may stay or come back)."""
-        if not dt > 0.0 or not sections:
-            return {}
-        lower, upper = self.limits[0][0], self.limits[1][0]
-        bounds = {}
-        for name in sections:
-            k = self.resolver.columns[name] - 6
-            bounds[name] = (np.minimum((lower[k] - self.position_command[k]) / dt, 0.0),
-                            np.maximum((upper[k] - self.position_command[k]) / dt, 0.0))
-        return bounds

@@ -1,37 +1,87 @@
 """The momentum mode (Garofalo et al.), for torque-controlled robots: the desired CoM wrench of eqs. 38–39 from the
 measured centroidal momentum, distributed over the soles by the QP (eqs. 41–43) and mapped to the output torques
-τ_o = −Λ_q Q M_o⁻¹ Σ J_oᵀ w (section 5), sent through the joint impedance with the posture held as its position
-target. Units: SI.
+τ_o = Λ_q (q̈_d + Q M_o⁻¹ (h_o − Σ J_oᵀ w)) (section 5, with the decoupled joint dynamics of eq. 15), sent through
+the joint impedance with the motion as its position and velocity targets.
+
+The motion embeds the limbs' as in the kinematic mode (Choi–Kim eqs. 14–20; Kim–Choi–Kim): J-busy trajectories and
+C-busy poses, the support legs resolved so that the posture the joints are commanded to keeps its CoM on the
+reference the wrench pulls the robot to, and the base level. That posture is seen standing where the robot stands
+(a first-order step from the measured one), so the targets do not chase a push the wrench answers. The momentum the
+motion carries, h_d = A ν_d, is the one eq. 38 damps about, and its rate is fed forward: a dance is not a
+disturbance. Units: SI.
 """
 import numpy as np
 import pinocchio as pin
 
 from humanoid_balance.control.balance_controller import BalanceController, Plan
 from humanoid_balance.control.momentum_balance import desired_com_wrench, joint_torques
+from humanoid_balance.model.projected_dynamics import output_dynamics
 
 __all__ = ["MomentumBalance"]
 
 
 class MomentumBalance(BalanceController):
-    """Garofalo et al.'s momentum-based balance on the joint impedance (see the module)."""
+    """Garofalo et al.'s momentum-based balance on the joint impedance, with embedded limb motions (see the
+    module)."""
 
     mode = "momentum"
 
-    def plan(self, tick):
-        state, granted = tick.state, tick.granted
-        momentum = self.centroidal.momentum(state.q, state.v)
-        wrench = desired_com_wrench(self.mass, tick.com, granted.position, tick.R_base, np.eye(3), momentum,
-                                    self.config.momentum, granted.velocity, granted.acceleration)
-        return Plan(wrench, None, momentum)
+    def __init__(self, robot, config, extra_sections=()):
+        super().__init__(robot, config, extra_sections)
+        self.limb_columns = np.concatenate([self.resolver.columns[name] for name in self.extra] or [np.zeros(0, int)])
+        self.commanded = None  # (limb rates, angular momentum) the last tick's motion asked for, for their rates
 
-    def efforts(self, tick, distribution):
-        """τ_o = −Λ_q Q M_o⁻¹ Σ J_oᵀ w (Garofalo et al., section 5) directly in output coordinates, M_o = Tᵀ M T and
-        J_o = J T: the same torques as in actuated coordinates mapped by eq. 23, since the change of coordinates
-        leaves the base alone (τ_o = Aᵀ τ_a with A = (P J_m)⁻¹ = eq. 23)."""
+    def hold(self, state):
+        super().hold(state)
+        self.commanded = None
+
+    def plan(self, tick):
+        state, granted, dt = tick.state, tick.granted, tick.dt
+        momentum = self.centroidal.momentum(state.q, state.v)
+        if not tick.active:  # nothing to move against: the posture is held
+            self.commanded = None
+            return Plan(self._wrench(tick, momentum), None, momentum)
+        resolution = self._motion(tick)
+        limbs = np.zeros_like(resolution.output_velocity)  # the limbs' motion, the rest of the body still
+        limbs[self.limb_columns] = resolution.output_velocity[self.limb_columns]
+        angular = self.centroidal.momentum(state.q, self.kinematics.T @ limbs)[3:]  # l_d = A_l T ν_limbs
+        acceleration, angular_rate = np.zeros(len(limbs) - 6), np.zeros(3)
+        if self.commanded is not None and dt > 0.0:
+            acceleration = (limbs[6:] - self.commanded[0]) / dt
+            angular_rate = (angular - self.commanded[1]) / dt
+        self.commanded = (limbs[6:], angular)
+        return Plan(self._wrench(tick, momentum, angular, angular_rate), resolution.output_velocity, momentum,
+                    acceleration)
+
+    def efforts(self, tick, plan, distribution):
+        """τ_o = Λ_q (q̈_d + Q M_o⁻¹ (h_o − Σ J_oᵀ w)) (Garofalo et al., section 5 and eq. 15) directly in output
+        coordinates, M_o = Tᵀ M T, h_o = Tᵀ (h + M b) and J_o = J T: the same torques as in actuated coordinates
+        mapped by eq. 23, since the change of coordinates leaves the base alone (τ_o = Aᵀ τ_a, A = (P J_m)⁻¹)."""
         active = tick.active
         if not active:
             return np.zeros(len(self.robot.output_names))
         kinematics = self.kinematics
         J = [kinematics.frame_jacobian(self.sole_ids[i], pin.LOCAL) for i in active]
-        return joint_torques(self.centroidal.output_mass_matrix(tick.state.q, kinematics.T), J,
-                             distribution.wrenches[list(active)])
+        wrenches = distribution.wrenches[list(active)]
+        if plan.acceleration is None:
+            return joint_torques(self.centroidal.output_mass_matrix(tick.state.q, kinematics.T), J, wrenches)
+        dynamics = output_dynamics(self.chain, tick.state.q, tick.state.v)
+        return joint_torques(dynamics.M, J, wrenches, accelerations=plan.acceleration, bias=dynamics.h)
+
+    def _wrench(self, tick, momentum, angular=None, angular_rate=None):
+        """w_d of eqs. 38–39 about the granted CoM reference, the motion's angular momentum and its rate."""
+        granted = tick.granted
+        return desired_com_wrench(self.mass, tick.com, granted.position, tick.R_base, np.eye(3), momentum,
+                                  self.config.momentum, granted.velocity, granted.acceleration, angular, angular_rate)
+
+    def _motion(self, tick):
+        """The Resolution of the reference's velocity, corrected by ``posture_com_gain`` towards the reference from
+        the CoM of the commanded posture, and of the base's return to level, with the limbs' twists and rates
+        (eqs. 14–20)."""
+        config, state, granted, R_base = self.config, tick.state, tick.granted, tick.R_base
+        displacement = self.position_command - state.q[self.robot.output_q]
+        com_shift, attitude_shift = self.resolver.standing_displacement(state.q, displacement)
+        u = granted.velocity + config.posture_com_gain * (granted.position - (tick.com + com_shift))
+        omega = -config.attitude_gain * (R_base @ pin.log3(R_base) + attitude_shift)  # the posture back to level
+        return self.resolver.resolve(state.q, u, omega, twists=tick.twists, joint_rates=tick.rates,
+                                     rate_bounds=self._range_rates(tick.twists, tick.dt))

@@ -120,7 +120,10 @@ class ViipBalance(BalanceController):
             attitude[:, 3:6] = R_base
             constraints.append(Constraint("attitude", attitude, -config.attitude_gain * (R_base @ pin.log3(R_base))))
         legs = {robot.output_names.index(j) for foot in config.feet for j in foot.joints}
-        others = [k for k in range(len(robot.output_names)) if k not in legs]
+        limbs = self._limb_motions(tick) if phase.name == "standing" else {}
+        constraints += limbs.values()
+        moving = {k - 6 for name in limbs for k in self.resolver.columns[name]}
+        others = [k for k in range(len(robot.output_names)) if k not in legs and k not in moving]
         if others:
             posture = np.zeros((len(others), T.shape[1]))
             posture[np.arange(len(others)), 6 + np.array(others)] = 1.0
@@ -129,3 +132,21 @@ class ViipBalance(BalanceController):
                                           config.posture_gain * (self.posture[others] - q_out[others])))
         weights = np.r_[np.full(6, 10.0), np.ones(len(robot.output_names))]
         return resolve_srv(constraints, weights), self.mass * (acceleration + [0.0, 0.0, GRAVITY])
+
+    def _limb_motions(self, tick):
+        """While standing, the embedded limb motions as constraints of eq. 24 (limb → Constraint): a J-busy limb that
+        was given a trajectory follows its rates, a C-busy limb that was given a pose its end's twist (the rows it
+        follows); the other limbs return to the posture."""
+        width = 6 + len(self.robot.output_names)
+        constraints = {}
+        for name, rates in tick.rates.items():
+            if name in self.followed:
+                columns = self.resolver.columns[name]
+                J = np.zeros((len(columns), width))
+                J[np.arange(len(columns)), columns] = 1.0
+                constraints[name] = Constraint(f"{name} trajectory", J, rates)
+        for name, twist in tick.twists.items():
+            axes = list(self.resolver.sections[name].axes)
+            J_end = self.kinematics.frame_jacobian(self.resolver.frames[name])
+            constraints[name] = Constraint(f"{name} pose", J_end[axes], np.asarray(twist, dtype=float)[axes])
+        return constraints
