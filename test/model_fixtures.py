@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pinocchio as pin
 import pytest
 
 from humanoid_balance.cli import main
@@ -99,3 +100,14 @@ def assert_short_demo_stands(robot_folder, output, mode, smallest_impulse):
         for push in figures["pushes"]:
             assert push["impulse [N·s]"] > smallest_impulse, (name, push)
             assert push["CoM peak excursion [m]"] < 0.05 and push["settling time to 5 mm [s]"] < 2.0, (name, push)
+
+
+def constrained_accelerations(robot, chain, q, v, generalized_force):
+    """ν̇ of the spanning tree under ``generalized_force`` (nv,) with its loops closed: M ν̇ + h = f + J_lᵀλ and
+    J_l ν̇ = −J̇_l ν solved as one KKT system (pinocchio's M and h)."""
+    data = robot.model.createData()
+    M, h = pin.crba(robot.model, data, q), pin.nonLinearEffects(robot.model, data, q, v)
+    J_l = chain.constraint_jacobian(q)
+    m = J_l.shape[0]
+    kkt = np.block([[M, -J_l.T], [J_l, np.zeros((m, m))]])
+    return np.linalg.solve(kkt, np.concatenate([generalized_force - h, -chain.bias(q, v)]))[:robot.nv]

@@ -10,84 +10,34 @@ the simulated time). The best a blocked hand can do is found with scipy over its
 import time
 
 import numpy as np
-import pinocchio as pin
 import pytest
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PointStamped, PoseStamped
-from nav_msgs.msg import Odometry
 from scipy.optimize import minimize
-from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
-from humanoid_balance.bench.chain import Chain
-from humanoid_balance.model import load_robot
-from humanoid_balance.model.robot_config import load_robot_config
 from humanoid_balance.model.soles import SoleRectangle
-from humanoid_balance.nodes.qos import LATEST_QOS, RELIABLE_QOS
 from humanoid_balance.nodes.messages import trajectory_message
-from humanoid_balance.resources import DEFAULT_ROBOT, robot_config_file
+from humanoid_balance.nodes.qos import RELIABLE_QOS
+from standing_probe import BALANCER, RATE, StandingProbe, standing
 
 pytestmark = pytest.mark.dds
-RATE = 100.0             # [Hz] of the plant, in lockstep
 STANDING_TOLERANCE = 0.10  # [m] the base stays this close to its standing height
 MARGIN = 0.04            # [m] the balancer's support_margin (its default)
 ARM = ("right_shoulder_pitch", "right_shoulder_roll", "right_elbow")
-BALANCER = "centroidal_balancer"
 REACHED = 0.01           # [m] the CoM's steady-state error near the toes (the kinematic mode on position drives)
 
 
-class Probe:
+class Probe(StandingProbe):
     """The test's view of the running chain (see the module)."""
 
-    def __init__(self, chain):
-        self.chain, node = chain, chain.node
-        self.config = load_robot_config(robot_config_file(DEFAULT_ROBOT))
-        self.robot = load_robot(self.config.urdf_file, self.config.loops, floating_base=True)
-        self.data = self.robot.model.createData()
-        self.joints = self.odom = None
-        self.truth = []  # (simulated time [s], base height [m]) of sim/odom
-        node.create_subscription(JointState, "estimated_joint_states", self._on_joints, LATEST_QOS)
-        node.create_subscription(Odometry, "odom", lambda message: setattr(self, "odom", message), LATEST_QOS)
-        node.create_subscription(Odometry, "sim/odom", self._on_truth, RELIABLE_QOS)
+    def __init__(self, chain, robot):
+        super().__init__(chain, robot)
+        node = chain.node
         self.com_reference = node.create_publisher(PointStamped, "balance/com_reference", RELIABLE_QOS)
         self.pose = node.create_publisher(PoseStamped, "balance/right_arm/pose", RELIABLE_QOS)
         self.trajectories = {limb: node.create_publisher(JointTrajectory, f"balance/{limb}/trajectory", RELIABLE_QOS)
                              for limb in ("left_arm", "right_arm")}
-
-    def _on_joints(self, message):
-        self.joints = message
-
-    def _on_truth(self, message):
-        stamp = message.header.stamp
-        self.truth.append((stamp.sec + 1e-9 * stamp.nanosec, message.pose.pose.position.z))
-
-    @property
-    def now(self):
-        return self.truth[-1][0]
-
-    def run(self, seconds):
-        """Spin until ``seconds`` of simulated time have passed; the base heights meanwhile [m]."""
-        start = self.now
-        assert self.chain.spin(60.0 + 10.0 * seconds, until=lambda: self.now >= start + seconds), \
-            f"the plant's clock stood at {self.now:.2f} s"
-        return np.array([height for time, height in self.truth if time >= start])
-
-    def configuration(self):
-        """The estimated configuration (odom's base pose, every joint), pinocchio's order."""
-        pose = self.odom.pose.pose
-        q = self.robot.reference_q.copy()
-        q[:7] = [pose.position.x, pose.position.y, pose.position.z, pose.orientation.x, pose.orientation.y,
-                 pose.orientation.z, pose.orientation.w]
-        for name, value in zip(self.joints.name, self.joints.position):
-            q[self.robot.joint_q_index(name)] = value
-        return q
-
-    def com(self):
-        return pin.centerOfMass(self.robot.model, self.data, self.configuration()).copy()
-
-    def frames(self, q=None):
-        pin.framesForwardKinematics(self.robot.model, self.data, self.configuration() if q is None else q)
-        return self.data
 
     def hand(self, q=None):
         return self.frames(q).oMf[self.robot.frame_id("right_hand")].translation.copy()
@@ -126,26 +76,14 @@ class Probe:
                    for node, status in self.chain.history)
 
 
-def standing_chain(parameters):
-    with Chain(RATE, lockstep=True, parameters={BALANCER: parameters}) as chain:
-        probe = Probe(chain)
-        chain.wait(lambda: probe.joints is not None and probe.odom is not None and len(probe.truth) > 10,
-                   "waiting for the estimated state and the plant")
-        heights = probe.run(2.0)
-        probe.standing = float(np.median(heights[-50:]))
-        probe.standing_com = probe.com()
-        yield probe
-
-
 @pytest.fixture(scope="module")
 def limbs():
     """The issue's set-up: the left arm J-busy, the right arm C-busy."""
-    yield from standing_chain({"busy_limbs": ["left_arm"], "cartesian_limbs": ["right_arm"]})
+    yield from standing(Probe, parameters={"busy_limbs": ["left_arm"], "cartesian_limbs": ["right_arm"]})
 
 
 def assert_stands(probe, heights, what):
-    worst = float(np.max(np.abs(heights - probe.standing)))
-    assert worst < STANDING_TOLERANCE, f"{what}: the base went {worst:.3f} m from its standing height"
+    probe.assert_stands(heights, what, STANDING_TOLERANCE)
 
 
 @pytest.mark.parametrize("wish, words", [
@@ -176,8 +114,8 @@ def test_a_hand_target_beyond_any_reach_is_refused(limbs, target):
 
 
 def test_a_com_reference_inside_the_margin_is_reached_and_one_beyond_the_edge_held_at_the_margin(limbs):
-    """Forwards, towards the toes (sideways the balancer keeps a share of the weight on each foot, test_support_polygon):
-    1 cm inside the margin, 5 cm from the toes, then 5 cm beyond them."""
+    """Forwards, towards the toes (sideways the balancer keeps a share of the weight on each foot,
+    test_support_polygon): 1 cm inside the margin, 5 cm from the toes, then 5 cm beyond them."""
     standing, edge = limbs.standing_com, limbs.front_edge()
     inside = standing + [edge - MARGIN - 0.01 - standing[0], 0.0, 0.0]
     limbs.send_com_reference(inside)
@@ -225,7 +163,7 @@ def test_a_hand_target_in_reach_is_reached_and_one_out_of_reach_stops_at_the_wor
 @pytest.fixture(scope="module")
 def arms():
     """Both arms J-busy, as the bundled configuration has them."""
-    yield from standing_chain({})
+    yield from standing(Probe)
 
 
 def test_a_dance_that_would_topple_the_robot_is_slowed_and_it_stays_up(arms):

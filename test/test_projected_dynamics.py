@@ -7,7 +7,14 @@ import pytest
 from humanoid_balance.model import (contact_forces_from_actuator_efforts, load_robot, projected_dynamics,
                                     quasi_static_actuator_efforts)
 from humanoid_balance.model.projected_dynamics import gravity_from_joint_jacobians, output_dynamics
-from model_fixtures import closed_configuration, consistent_velocity, load, talos_urdf
+from model_fixtures import closed_configuration, consistent_velocity, constrained_accelerations, load, talos_urdf
+
+
+def actuated_force(robot, tau):
+    """S τ: the actuators' efforts as a generalized force of the tree (nv,)."""
+    force = np.zeros(robot.nv)
+    force[robot.actuated_v] = tau
+    return force
 
 
 @pytest.mark.parametrize("name, floating_base", [("crank_slider", False), ("kangaroo_like", True)])
@@ -19,16 +26,7 @@ def test_projected_dynamics_match_constrained_forward_dynamics(name, floating_ba
     q = closed_configuration(robot, chain, rng)
     v = consistent_velocity(robot, chain, q, rng)
     tau = rng.normal(size=len(robot.actuated_v)) * 20.0
-
-    M = pin.crba(robot.model, robot.model.createData(), q)
-    h = pin.nonLinearEffects(robot.model, robot.model.createData(), q, v)
-    J_l = chain.constraint_jacobian(q)
-    S_tau = np.zeros(robot.nv)
-    S_tau[robot.actuated_v] = tau
-    m = J_l.shape[0]
-    kkt = np.block([[M, -J_l.T], [J_l, np.zeros((m, m))]])
-    solution = np.linalg.solve(kkt, np.concatenate([S_tau - h, -chain.bias(q, v)]))
-    accel_full = solution[:robot.nv]
+    accel_full = constrained_accelerations(robot, chain, q, v, actuated_force(robot, tau))
 
     dyn = projected_dynamics(chain, q, v)
     b = robot.base_nv
@@ -47,14 +45,7 @@ def test_output_dynamics_match_constrained_forward_dynamics(name):
     q = closed_configuration(robot, chain, rng)
     v = consistent_velocity(robot, chain, q, rng)
     tau = rng.normal(size=len(robot.actuated_v)) * 20.0
-    M = pin.crba(robot.model, robot.model.createData(), q)
-    h = pin.nonLinearEffects(robot.model, robot.model.createData(), q, v)
-    J_l = chain.constraint_jacobian(q)
-    S_tau = np.zeros(robot.nv)
-    S_tau[robot.actuated_v] = tau
-    m = J_l.shape[0]
-    kkt = np.block([[M, -J_l.T], [J_l, np.zeros((m, m))]])
-    accel_full = np.linalg.solve(kkt, np.concatenate([S_tau - h, -chain.bias(q, v)]))[:robot.nv]
+    accel_full = constrained_accelerations(robot, chain, q, v, actuated_force(robot, tau))
 
     dyn = output_dynamics(chain, q, v)
     b = robot.base_nv

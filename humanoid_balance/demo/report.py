@@ -25,6 +25,7 @@ class Recording:
     def __init__(self):
         self.rows = defaultdict(list)
         self.polygon = np.zeros((0, 3))      # latest support polygon (odom frame) [m]
+        self.arm_swing = None                # the dancing joints' configured swing [rad] ("arms"; the dance scales it)
         self.diagnostics = {}                # node → (worst level after settling, last message)
 
     def add(self, channel, *values):
@@ -99,7 +100,8 @@ def metrics(recording, scenario, wall_time, push_duration):
         "fell": bool(lowest < standing - FALL_DROP),
         "smallest ZMP margin inside the support polygon [m]": float(margins[:, 1].min()) if len(margins) else None,
         "pushes": pushes,
-        "dancing arms": dance_figures(com, zmp, scenario.dance) if scenario.dance else None,
+        "dancing arms": dance_figures(com, zmp, scenario.dance, recording.series("arms"), recording.arm_swing)
+        if scenario.dance else None,
         "jumps": jumps,
         "nodes": nodes,
     }
@@ -113,15 +115,25 @@ def metrics(recording, scenario, wall_time, push_duration):
     return figures
 
 
-def dance_figures(com, zmp, dance):
-    """The dancing arms: how far the CoM left where it stood, and how far the ZMP moved [m]."""
+def dance_figures(com, zmp, dance, arms=None, swing=None):
+    """The dancing arms: how far the CoM left where it stood, and how far the ZMP moved [m]; with the arms' measured
+    joint angles (rows t, angles...) and their configured ``swing`` [rad], each joint's swing reached (peak to peak
+    over the dance) against the commanded one (the dance's scale times the swing)."""
     still = _window(com, dance.start - 0.3, dance.start)[:, 1:4].mean(axis=0)
     dancing_com = _window(com, dance.start, dance.start + dance.duration)
     dancing_zmp = _window(zmp, dance.start, dance.start + dance.duration)
     zmp_still = _window(zmp, dance.start - 0.3, dance.start)[:, 1:3].mean(axis=0)
-    return {"CoM horizontal deviation [m]": float(np.abs(dancing_com[:, 1:3] - still[:2]).max()),
-            "CoM vertical deviation [m]": float(np.abs(dancing_com[:, 3] - still[2]).max()),
-            "ZMP excursion x, y [m]": np.abs(dancing_zmp[:, 1:3] - zmp_still).max(axis=0).tolist()}
+    figures = {"CoM horizontal deviation [m]": float(np.abs(dancing_com[:, 1:3] - still[:2]).max()),
+               "CoM vertical deviation [m]": float(np.abs(dancing_com[:, 3] - still[2]).max()),
+               "ZMP excursion x, y [m]": np.abs(dancing_zmp[:, 1:3] - zmp_still).max(axis=0).tolist()}
+    dancing_arms = _window(arms, dance.start, dance.start + dance.duration + 0.2) if arms is not None else []
+    if swing is not None and len(dancing_arms):
+        swing = dance.scale * np.asarray(swing)
+        reached = dancing_arms[:, 1:].max(axis=0) - dancing_arms[:, 1:].min(axis=0)
+        figures["arm swing commanded [rad]"] = np.abs(swing).tolist()
+        figures["arm swing reached [rad]"] = reached.tolist()
+        figures["arm swing reached, of the commanded"] = float((reached / np.abs(swing))[swing != 0.0].min())
+    return figures
 
 
 def _shade_phases(axes, scenario):
@@ -189,6 +201,25 @@ def _plot_momentum(recording, scenario, path):
     plt.close(figure)
 
 
+def _plot_arms(recording, scenario, path):
+    """Each dancing joint's angle at the plant against the commanded one (the angle at the dance's start plus the
+    trajectory's offset)."""
+    arms, dance = recording.series("arms"), scenario.dance
+    start = _window(arms, dance.start - 0.1, dance.start + 1e-9)
+    start = start[-1, 1:] if len(start) else arms[0, 1:]
+    times, offsets, _ = dance.trajectory(recording.arm_swing)
+    figure, axes = plt.subplots(figsize=(9, 4))
+    _shade_phases(axes, scenario)
+    for k in range(arms.shape[1] - 1):
+        line, = axes.plot(arms[:, 0], arms[:, k + 1], lw=1.0)
+        axes.plot(dance.start + times, start[k] + offsets[:, k], ls="--", lw=0.8, color=line.get_color())
+    axes.set(xlabel="time [s]", ylabel="joint angle [rad]",
+             title="dancing arms: measured at the plant (solid), commanded (dashed)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
 def write_report(folder, recording, scenario, figures, feet):
     """PNG plots and metrics.json in ``folder``; returns the written paths."""
     folder = Path(folder)
@@ -197,6 +228,9 @@ def write_report(folder, recording, scenario, figures, feet):
     _plot_com_zmp(recording, scenario, paths[0])
     _plot_foot_forces(recording, scenario, feet, paths[1])
     _plot_momentum(recording, scenario, paths[2])
+    if recording.arm_swing is not None and recording.rows["arms"]:
+        paths.append(folder / "arms.png")
+        _plot_arms(recording, scenario, paths[-1])
     metrics_path = folder / "metrics.json"
     metrics_path.write_text(json.dumps(figures, indent=2, allow_nan=True) + "\n")
     return paths + [metrics_path]
@@ -216,6 +250,9 @@ def comparison(runs, folder):
         rows.append(("dancing arms: CoM held within / ZMP x moved",
                      *(f"{runs[m]['dancing arms']['CoM horizontal deviation [m]'] * 1000:.1f} mm / "
                        f"{runs[m]['dancing arms']['ZMP excursion x, y [m]'][0] * 1000:.0f} mm" for m in modes)))
+        reached = [runs[m]["dancing arms"].get("arm swing reached, of the commanded") for m in modes]
+        if all(value is not None for value in reached):
+            rows.append(("dancing arms: swing reached (worst joint)", *(f"{value * 100:.0f} %" for value in reached)))
     rows.append(("lowest base height", *(f"{runs[m]['lowest base height [m]']:.3f} m" for m in modes)))
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
     lines = ["| " + " | ".join(cell.ljust(width) for cell, width in zip(row, widths)) + " |" for row in rows]

@@ -20,6 +20,7 @@ import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PolygonStamped, Vector3Stamped, WrenchStamped
 from nav_msgs.msg import Odometry
+from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from rclpy.executors import ExternalShutdownException
 from rclpy.experimental import EventsExecutor
@@ -35,7 +36,7 @@ from humanoid_balance.model.soles import polygon_margin
 from humanoid_balance.nodes import BALANCE_NODES, PLANT, node_factory
 from humanoid_balance.nodes.diagnostics import LEVEL_NAMES
 from humanoid_balance.nodes.messages import stamp_seconds, trajectory_message
-from humanoid_balance.nodes.qos import RELIABLE_QOS
+from humanoid_balance.nodes.qos import RELIABLE_QOS, SENSOR_QOS
 from humanoid_balance.progress import Progress
 from humanoid_balance.recording import LATCHED_QOS, Bag, GraphRecorder, RobotTransforms, TransformRecorder
 from humanoid_balance.resources import DEFAULT_ROBOT, robot_config_file
@@ -92,6 +93,11 @@ class Director(Node):
         self.latest = {"com": None, "margin": float("nan"), "forces": np.zeros(len(feet))}
         self.linear_momentum = None
         self.commands = 0  # actuator_commands received, for the command rate
+        self.arm_joints = [joint for joints, _ in limbs.values() for joint in joints]  # the dancers' joints
+        self.arm_index = (None, None)  # (joint_states' names, where the arm joints are among them)
+        if scenario.dance and limbs:
+            self.recording.arm_swing = np.concatenate([np.asarray(swing, dtype=float) for _, swing in limbs.values()])
+            self.create_subscription(JointState, "joint_states", self.on_joint_states, SENSOR_QOS)
         self.description_publisher = self.create_publisher(String, "robot_description", LATCHED_QOS)
         self.description_publisher.publish(String(data=description_text(urdf)))
         self.push_publisher = self.create_publisher(WrenchStamped, "sim/push", RELIABLE_QOS)
@@ -168,6 +174,14 @@ class Director(Node):
         if len(self.recording.polygon) >= 3:
             self.latest["margin"] = polygon_margin((p.x, p.y), self.recording.polygon)
             self.recording.add("zmp_margin", t, self.latest["margin"])
+
+    def on_joint_states(self, message):
+        """The dancing arms' joints as the plant measures them: the angles they reached."""
+        names = tuple(message.name)
+        if self.arm_index[0] != names:
+            self.arm_index = (names, [names.index(joint) for joint in self.arm_joints])
+        self.recording.add("arms", stamp_seconds(message.header.stamp),
+                           *np.asarray(message.position)[self.arm_index[1]])
 
     def on_polygon(self, message):
         self.recording.polygon = np.array([[p.x, p.y, p.z] for p in message.polygon.points]).reshape(-1, 3)

@@ -33,29 +33,30 @@ class ProjectedDynamics(NamedTuple):
 
 def projected_dynamics(chain, q, v):
     """M_m(q), h_m(q, ν) of appendix B at a closed configuration ``q`` with consistent velocity ``v``."""
-    model, data = chain.model, chain.data
-    lin = chain.linearize(q)
-    G = chain.velocity_map(q, lin)
-    M = pin.crba(model, data, q)
-    h = pin.nonLinearEffects(model, data, q, v)
-    b = np.zeros(model.nv)
-    if chain.m:
-        b[chain.robot.passive_v] = -lin.solve_passive(chain.bias(q, v))  # eq. 10
-    return ProjectedDynamics(G.T @ M @ G, G.T @ (h + M @ b), G)
+    return _projected(chain, q, v, outputs=False)
 
 
 def output_dynamics(chain, q, v):
     """M_o(q), h_o(q, ν) in serial-equivalent output coordinates at a closed configuration ``q`` with consistent
     velocity ``v``: M_o = Tᵀ M T, h_o = Tᵀ (h + M b) (appendix B with the outputs as coordinates); ``G`` holds T."""
+    return _projected(chain, q, v, outputs=True)
+
+
+def _projected(chain, q, v, outputs):
+    """Gᵀ M G and Gᵀ (h + M b), G the velocity map onto the actuated coordinates or onto the outputs, b the
+    acceleration the loops give the joints that follow them (eq. 10)."""
     model, data = chain.model, chain.data
     lin = chain.linearize(q)
-    T = chain.output_velocity_map(q, lin)
+    if outputs:
+        G, following, solve = chain.output_velocity_map(q, lin), chain.solved_v, lin.solve_solved
+    else:
+        G, following, solve = chain.velocity_map(q, lin), chain.robot.passive_v, lin.solve_passive
     M = pin.crba(model, data, q)
     h = pin.nonLinearEffects(model, data, q, v)
     b = np.zeros(model.nv)
     if chain.m:
-        b[chain.solved_v] = -lin.solve_solved(chain.bias(q, v))
-    return ProjectedDynamics(T.T @ M @ T, T.T @ (h + M @ b), T)
+        b[following] = -solve(chain.bias(q, v))
+    return ProjectedDynamics(G.T @ M @ G, G.T @ (h + M @ b), G)
 
 
 def generalized_gravity(chain, q):
