@@ -83,10 +83,10 @@ class StandingProbe:
         assert worst < tolerance, f"{what}: the base went {worst:.3f} m from its standing height"
 
 
-def standing(probe_class, robot=DEFAULT_ROBOT, mode="kinematic", parameters=None):
-    """Yield a ``probe_class`` (a StandingProbe) on a lockstep chain of ``robot`` in balance ``mode``, the balancer
-    given ``parameters`` on top of its own, once the robot has stood for 2 s."""
-    with Chain(RATE, robot=robot, mode=mode, lockstep=True, parameters={BALANCER: parameters or {}}) as chain:
+def standing(probe_class, robot=DEFAULT_ROBOT, mode="kinematic", parameters=None, rate=RATE):
+    """Yield a ``probe_class`` (a StandingProbe) on a lockstep chain of ``robot`` in balance ``mode`` at ``rate``
+    [Hz], the balancer given ``parameters`` on top of its own, once the robot has stood for 2 s."""
+    with Chain(rate, robot=robot, mode=mode, lockstep=True, parameters={BALANCER: parameters or {}}) as chain:
         probe = probe_class(chain, robot)
         chain.wait(lambda: probe.joints is not None and probe.odom is not None and len(probe.truth) > 10,
                    "waiting for the estimated state and the plant")

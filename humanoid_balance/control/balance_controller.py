@@ -27,7 +27,9 @@ from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, Embed
 from humanoid_balance.control.joint_limits import JointLimits, LimitStatus
 from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, ZMP_MARGIN_FRACTION, limb_reach
 from humanoid_balance.control.momentum_balance import MomentumGains, WrenchDistribution, contact_wrench_map
+from humanoid_balance.control.capture_point import capture_point
 from humanoid_balance.control.reference_governor import ComGovernor
+from humanoid_balance.control.stepping import StepRequestError, Stepping, StepTick, step_region
 from humanoid_balance.control.zmp_com import GRAVITY, ZmpComGains, check_gains
 from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
@@ -100,6 +102,14 @@ class BalancerConfig:
     respect_limits: bool = True        # the resolution keeps strokes and ranges (False: clamped output by output)
     limit_margin: float = 0.02         # fraction of each actuator's stroke the resolution keeps free
     limit_com_weight: float = 1e4      # the CoM's horizontal motion against the rest when a limit acts (joint_limits)
+    stepping: bool = False             # recovery steps when the capture point leaves the support (modes that step)
+    step_trigger: float = 0.0          # [m] ... by more than this beyond the support polygon's edge
+    step_duration: float = 0.35        # [s] swing time of a recovery step
+    commanded_step_duration: float = 0.8  # [s] ... of a step asked for (after the weight has gone onto the other foot)
+    step_height: float = 0.04          # [m] swing sole's lift
+    swing_gain: float = 20.0           # [1/s] the swing sole's pose error fed back
+    max_steps: int = 2                 # recovery steps in a row before the robot must stand again
+    step_region: Optional[tuple] = None  # StepRegion (forward, backward, outward, inward) [m]; None: from the legs
 
 
 class BalancerState(NamedTuple):
@@ -122,6 +132,8 @@ class JointCommand(NamedTuple):
     status: dict                       # figures for diagnostics
     limitations: tuple = ()            # the references not granted as asked (reference_governor.Limitation)
     com_reference: np.ndarray = None   # the CoM reference granted, world frame [m]
+    capture_point: np.ndarray = None   # ξ = c + ċ/ω of the state, world frame (2,) [m]
+    footstep: object = None            # the swing sole's landing placement (pin.SE3, world) while stepping
 
 
 class Tick(NamedTuple):
@@ -160,6 +172,7 @@ class BalanceController:
     """
 
     mode = None  # the mode's name, as BalancerConfig.mode and the node's parameter give it
+    steps = True  # whether the mode takes steps (capture-point recovery, requested steps)
 
     def __init__(self, robot, config, extra_sections=()):
         self.robot, self.config, self.sections = robot, config, tuple(extra_sections)
@@ -192,6 +205,7 @@ class BalanceController:
         self.height_range = None  # static (low, high) CoM height range above the ground the legs reach [m]
         self.ground = None        # height of the floor under the feet in contact, world frame [m]
         self._support_key, self._support = None, None  # the soles in contact and where, and their Support
+        self._supports = {}      # feet → (their soles' corners, Support) as last built
         self.sole_corners = [rectangle.corners() for rectangle in rectangles]  # (4, 3) each, sole frames [m]
         self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min)
         lower, upper = robot.position_limits(robot.output_names)
@@ -210,6 +224,7 @@ class BalanceController:
         self.clamped = 0
         self.restarts = 0        # position commands restarted from the measured posture (max_tracking_error)
         self.support = ((), [])  # active feet and sole placements of the last update, for zmp_margin
+        self.stepping = Stepping(feet, rectangles, config, None) if self.steps else None
 
     @property
     def supported(self):
@@ -237,6 +252,8 @@ class BalanceController:
         measured CoM."""
         self.position_command = state.q[self.robot.output_q].copy()
         self.governor.reset(self.kinematics.update(state.q).com)
+        if self.stepping is not None:
+            self.stepping.abort()
 
     def retune(self, zmp_com):
         """Take the ZmpComGains ``zmp_com`` from the next update on (check them first: :meth:`check`)."""
@@ -244,8 +261,23 @@ class BalanceController:
 
     @property
     def busy(self):
-        """What the mode is doing that another mode could not take over (a jump's phase), or None."""
+        """What the mode is doing that another mode could not take over (a step, a jump's phase), or None."""
+        if self.stepping is not None and self.stepping.step is not None:
+            return f"a step ({self.stepping.phase})"
         return None
+
+    def request_step(self, foot, target):
+        """Ask for a step of ``foot`` to its sole's ``target`` (pin.SE3, world); Refused when the mode does not step,
+        or the robot cannot take it now or reach it (the reason)."""
+        if self.stepping is None:
+            raise Refused(f"mode '{self.mode}' does not step")
+        if self.stepping.region is None:
+            raise Refused("not standing yet")
+        active, placements = self.support
+        try:
+            self.stepping.request(foot, target, placements, active)
+        except StepRequestError as error:
+            raise Refused(str(error)) from None
 
     @property
     def phase(self):
@@ -286,10 +318,16 @@ class BalanceController:
         ground = self.ground
         omega = math.sqrt(GRAVITY / max(com[2] - ground, 0.05 * self.leg_reach))
         support = self._support_polygon(active, placements)
-        granted = self.governor.update(state.com_reference, None if support is None else support.com,
+        step = self._step(state, dt, com, omega, placements, active, support)
+        if step.active != active:
+            active = step.active
+            support = self._support_polygon(active, placements)
+        region = support if step.over is None else self._support_polygon(step.over, placements, current=False)
+        granted = self.governor.update(state.com_reference + step.shift, None if region is None else region.com,
                                        self._height_range(com, ground), omega, dt)
         zmp_reference = granted.position[:2] - granted.acceleration[:2] / omega ** 2  # LIPM, Choi–Kim eq. 23
         twists, pose_limitations = self.pose_targets.twists(state.poses, kinematics, dt)
+        twists.update(step.twists)
         rates, rate_limitations = self._limb_rates(state, support, zmp_reference, dt)
         if active:
             self._choose_support(active)
@@ -334,9 +372,12 @@ class BalanceController:
                   "joints at a limit": ", ".join(limits.limited) if limits is not None and limits.limited else "none",
                   "updates limited by joint limits": self.limited,
                   "CoM height out of reach [m]": max(0.0, float(state.com_reference[2] - granted.target[2])),
-                  "limb time scale": self.clock.scale}
+                  "limb time scale": self.clock.scale,
+                  "step phase": "n/a" if self.stepping is None else self.stepping.phase,
+                  "steps taken": 0 if self.stepping is None else self.stepping.taken}
         return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status,
-                            granted.limitations + pose_limitations + rate_limitations, granted.position)
+                            granted.limitations + pose_limitations + rate_limitations, granted.position,
+                            step.capture_point, step.target)
 
     def zmp_margin(self, zmp):
         """Distance [m] of ``zmp`` inside the nearest edge of the last update's support polygon (negative outside;
@@ -344,6 +385,21 @@ class BalanceController:
         if zmp is None or self._support is None or not self.support[0]:
             return float("nan")
         return self._support.polygon.depth(zmp)
+
+    def _step(self, state, dt, com, omega, placements, active, support):
+        """The tick's StepTick (control.stepping): the feet to stand on, the swing sole's twist, the CoM reference's
+        shift; standing still when the mode does not step."""
+        stepping = self.stepping
+        if stepping is None:
+            return StepTick(active, {}, np.zeros(3), capture_point(com, self.kinematics.J_com @ state.v, omega), None,
+                            False, None)
+        if stepping.region is None:
+            stepping.region = step_region(self.config, self.leg_reach, placements)
+        step = stepping.update(dt, com, self.kinematics.J_com @ state.v, omega, placements, active,
+                               None if support is None else support.polygon, state.com_reference)
+        if step.reset_reference:
+            self.governor.reset(com)
+        return step
 
     def _choose_support(self, active):
         """The support (base) section of the embedded-motion Jacobian: kept while its foot is in contact, else
@@ -387,20 +443,23 @@ class BalanceController:
             high = min(high, self.height_cap)
         return low, max(low, high)
 
-    def _support_polygon(self, active, placements):
-        """The :class:`Support` of the soles in contact (None: no contact), rebuilt only when they change or move."""
+    def _support_polygon(self, active, placements, current=True):
+        """The :class:`Support` of the soles ``active`` (None: none), rebuilt only when they move; ``current``: they
+        are the soles in contact (for :meth:`zmp_margin`), not only where a step wants the CoM."""
         if not active:
-            self._support_key, self._support = (), None
+            if current:
+                self._support_key, self._support = (), None
             return None
         corners = self._support_corners(active, placements)
-        key = self._support_key
-        if not key or key[0] != active or np.abs(key[1] - corners).max() > SUPPORT_MOVED:
+        cached = self._supports.get(active)
+        if cached is None or np.abs(cached[0] - corners).max() > SUPPORT_MOVED:
             polygon = SupportPolygon.of_points(corners)
-            self._support_key = (active, corners)
-            self._support = Support(polygon, load_sharing_region(corners.reshape(len(active), -1, 2),
-                                                                 self.config.min_foot_load),
-                                    polygon.shrunk(ZMP_MARGIN_FRACTION * self.config.support_margin))
-        return self._support
+            cached = self._supports[active] = (corners, Support(
+                polygon, load_sharing_region(corners.reshape(len(active), -1, 2), self.config.min_foot_load),
+                polygon.shrunk(ZMP_MARGIN_FRACTION * self.config.support_margin)))
+        if current:
+            self._support_key, self._support = (active, cached[0]), cached[1]
+        return cached[1]
 
     def _limb_rates(self, state, support, zmp_reference, dt):
         """The J-busy limbs' rates on their trajectories' clock, slowed where their motion would carry the ZMP out

@@ -61,14 +61,14 @@ def real_time_overrides(rate):
             "contact_estimator": {"sample_rate": float(rate)}}
 
 
-def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic"):
+def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic", parameters=None):
     """The five nodes by name, each with its parameters merged as the launch files merge them
     (:func:`humanoid_balance.deployment.suite_parameters`: its parameter file, the robot's configuration — a bundled
     robot's name or a directory written by ``humanoid-balance init`` —, then the simulation overrides, the balance
-    mode's (:func:`~humanoid_balance.deployment.mode_parameters`) and the real-time ones when ``real_time_rate`` [Hz]
-    is given)."""
+    mode's (:func:`~humanoid_balance.deployment.mode_parameters`), the real-time ones when ``real_time_rate`` [Hz]
+    is given, and ``parameters``: node → {name: value})."""
     layers = (SIMULATION_OVERRIDES, mode_parameters(mode),
-              real_time_overrides(real_time_rate) if real_time_rate else {})
+              real_time_overrides(real_time_rate) if real_time_rate else {}, parameters or {})
     parameters = suite_parameters(robot_config_file(robot), {
         name: {key: value for layer in layers for key, value in layer.get(name, {}).items()} for name in SUITE})
     with tempfile.TemporaryDirectory(prefix="demo_") as folder:  # read as each node is built
@@ -253,21 +253,21 @@ class Video:
 
 
 def run_demo(scenario, output, video=None, wall_timeout=None, progress=None, real_time_rate=None,
-             robot=DEFAULT_ROBOT, mode="kinematic", record=None):
+             robot=DEFAULT_ROBOT, mode="kinematic", record=None, parameters=None):
     """Run ``scenario`` on ``robot`` (a bundled robot's name or a directory written by ``humanoid-balance init``)
     in balance ``mode`` (control.balancer.MODES); write the report folder ``output``; return (exit code, metrics,
     written paths).
 
     ``real_time_rate`` [Hz]: run the plant free against the wall clock at that control rate instead of in lockstep.
     ``record``: a rosbag2 directory to record every topic into (see :func:`start_recording`). ``progress``: a
-    :class:`Progress` (default: a bar to stdout).
+    :class:`Progress` (default: a bar to stdout). ``parameters``: node → {name: value} on top of the rest.
     """
     progress = progress or Progress(scenario.duration)
     progress.begin_run()
     rclpy.init(args=["--ros-args", "--log-level", "warn"])
     nodes, recorder, executor = {}, None, None
     try:
-        nodes = build_suite(real_time_rate, robot, mode)
+        nodes = build_suite(real_time_rate, robot, mode, parameters)
         plant, config = nodes["mujoco_sim"], nodes["centroidal_balancer"].robot_config
         for warning in plant.sim.warnings:
             progress.line(f"warning: {warning}")

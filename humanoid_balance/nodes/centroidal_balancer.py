@@ -7,9 +7,15 @@
     balance/com_reference (PointStamped) ┤                      balance/com (PointStamped), balance/markers,
     balance/<limb>/trajectory ───────────┤                      contact/<foot>/desired_wrench, /diagnostics
     (JointTrajectory, J-busy limbs)      │
-    balance/<limb>/pose ─────────────────┘
+    balance/<limb>/pose ─────────────────┤
     (PoseStamped in world_frame, C-busy limbs)
+    balance/<foot>/step ─────────────────┘
+    (PoseStamped in world_frame: where the sole lands)
     ~/jump (std_srvs/Trigger): viip mode stoops, lifts off, flies and absorbs the landing
+
+Steps (kinematic and momentum modes, control/stepping.py): a capture point ξ = c + ċ/ω beyond the support polygon
+asks for a recovery step; balance/<foot>/step asks for one where the user wants it, refused with the reason when the
+robot is not standing on both feet, is already stepping or cannot reach it. The markers show ξ and the footstep.
 
 Modes (parameter ``mode``): kinematic (Choi–Kim), momentum (Garofalo et al.), viip (Sugihara–Nakamura).
 Balance first: the references are granted as far as the robot stays up (the core's limitations, reported by
@@ -67,6 +73,14 @@ GOVERNOR_PARAMETERS = {  # what the balance grants of the references (control/re
     "max_limb_angular_speed": "... turning at most this fast [rad/s]",
 }
 
+STEP_PARAMETERS = {  # the steps (control/stepping.py); defaults: BalancerConfig's
+    "stepping": "take a recovery step when the capture point leaves the support polygon (kinematic, momentum)",
+    "step_trigger": "... by more than this beyond its edge [m]",
+    "step_duration": "swing time of a step [s]",
+    "step_height": "how high a swing sole is lifted [m]",
+    "max_steps": "recovery steps in a row before the robot must stand again",
+}
+
 
 class CentroidalBalancerNode(LifecycleNode):
     def __init__(self, hub=None, **node_options):
@@ -87,6 +101,8 @@ class CentroidalBalancerNode(LifecycleNode):
         defaults = BalancerConfig()
         for name, text in GOVERNOR_PARAMETERS.items():
             self.declare_parameter(name, float(getattr(defaults, name)), describe(text, True))
+        for name, text in STEP_PARAMETERS.items():
+            self.declare_parameter(name, getattr(defaults, name), describe(text, True))
         self.declare_parameter("world_frame", "odom", describe("frame of balance/com and the markers"))
         self.declare_parameter("display_rate", 30.0, describe("rate of balance/com, markers, desired wrenches [Hz]"))
         self.declare_parameter("contact_phases", "state", describe(
@@ -122,7 +138,8 @@ class CentroidalBalancerNode(LifecycleNode):
                                          max_tracking_error=float(value("max_tracking_error")),
                                          limit_margin=float(value("limit_margin")),
                                          support_margin=float(value("support_margin")),
-                                         **{name: float(value(name)) for name in GOVERNOR_PARAMETERS})
+                                         **{name: float(value(name)) for name in GOVERNOR_PARAMETERS},
+                                         **{name: value(name) for name in STEP_PARAMETERS})
             if value("contact_phases") not in CONTACT_PHASES:
                 raise ValueError(f"parameter 'contact_phases': '{value('contact_phases')}' is not one of "
                                  f"{', '.join(CONTACT_PHASES)}")
@@ -169,6 +186,9 @@ class CentroidalBalancerNode(LifecycleNode):
         for limb in self.cartesian_limbs:
             subscribe(self, PoseStamped, f"balance/{limb}/pose",
                       lambda message, limb=limb: self.on_pose(limb, message), RELIABLE_QOS)
+        for foot in feet:
+            subscribe(self, PoseStamped, f"balance/{foot.name}/step",
+                      lambda message, name=foot.name: self.on_step(name, message), RELIABLE_QOS)
         self.create_service(Trigger, "~/jump", self.on_jump)
         self.command_publisher = advertise(self, JointState, "balance/joint_command", RELIABLE_QOS)
         self.com_publisher = advertise(self, PointStamped, "balance/com", RELIABLE_QOS)
@@ -268,6 +288,17 @@ class CentroidalBalancerNode(LifecycleNode):
         self.refuse_without_contact(topic)
         self.poses[limb] = pin.SE3(pin.Quaternion(w, x, y, z).toRotationMatrix(), position)
 
+    def on_step(self, foot, message):
+        """balance/<foot>/step: the sole's landing pose (world frame; its height and tilt are the floor's)."""
+        topic = f"balance/{foot}/step"
+        check_frame(message.header, self.world_frame, topic)
+        position = finite(vector_values(message.pose.position), topic, "position")
+        x, y, z, w = unit_quaternion(message.pose.orientation, topic)
+        try:
+            self.core.request_step(foot, pin.SE3(pin.Quaternion(w, x, y, z).toRotationMatrix(), position))
+        except Refused as error:
+            self.limitations.refused(topic, str(error))
+
     def refuse_without_contact(self, topic):
         """RejectedMessage('no_contact') while no foot is on the ground: nothing can be balanced towards then."""
         if self.core.supported is False:
@@ -341,14 +372,27 @@ class CentroidalBalancerNode(LifecycleNode):
         if not self.marker_publisher.wanted():
             return
         markers = MarkerArray()
+        ground = self.core.ground or 0.0
         for index, (xyz, color) in enumerate(((command.com, ColorRGBA(r=0.9, g=0.2, b=0.2, a=1.0)),
-                                              (command.com_reference, ColorRGBA(r=0.2, g=0.2, b=0.9, a=0.6)))):
-            marker = Marker(ns="com", id=index, type=Marker.SPHERE, action=Marker.ADD, color=color,
-                            scale=Vector3(x=0.04, y=0.04, z=0.04))
+                                              (command.com_reference, ColorRGBA(r=0.2, g=0.2, b=0.9, a=0.6)),
+                                              ((*command.capture_point, ground), ColorRGBA(r=0.9, g=0.6, b=0.1,
+                                                                                           a=1.0)))):
+            marker = Marker(ns="com" if index < 2 else "capture_point", id=index, type=Marker.SPHERE,
+                            action=Marker.ADD, color=color, scale=Vector3(x=0.04, y=0.04, z=0.04))
             marker.header.stamp, marker.header.frame_id = stamp, self.world_frame
             marker.pose.position = Point(x=float(xyz[0]), y=float(xyz[1]), z=float(xyz[2]))
             marker.pose.orientation.w = 1.0
             markers.markers.append(marker)
+        footstep = Marker(ns="footstep", id=0, action=Marker.ADD if command.footstep is not None else Marker.DELETE,
+                          type=Marker.CUBE, color=ColorRGBA(r=0.1, g=0.7, b=0.3, a=0.6),
+                          scale=Vector3(x=0.2, y=0.1, z=0.005))
+        footstep.header.stamp, footstep.header.frame_id = stamp, self.world_frame
+        if command.footstep is not None:
+            position, (x, y, z, w) = command.footstep.translation, pin.Quaternion(command.footstep.rotation).coeffs()
+            footstep.pose.position = Point(x=float(position[0]), y=float(position[1]), z=float(position[2]))
+            footstep.pose.orientation.x, footstep.pose.orientation.y = float(x), float(y)
+            footstep.pose.orientation.z, footstep.pose.orientation.w = float(z), float(w)
+        markers.markers.append(footstep)
         self.marker_publisher.publish(markers)
 
     def at_a_limit(self):

@@ -29,6 +29,7 @@ class MomentumBalance(BalanceController):
     def __init__(self, robot, config, extra_sections=()):
         super().__init__(robot, config, extra_sections)
         self.limb_columns = np.concatenate([self.resolver.columns[name] for name in self.extra] or [np.zeros(0, int)])
+        self.stepping_feet = [foot.name for foot in config.feet]
         self.commanded = None  # (limb rates, angular momentum) the last tick's motion asked for, for their rates
 
     def hold(self, state):
@@ -36,14 +37,18 @@ class MomentumBalance(BalanceController):
         self.commanded = None
 
     def plan(self, tick):
-        state, granted, dt = tick.state, tick.granted, tick.dt
+        state, dt = tick.state, tick.dt
         momentum = self.centroidal.momentum(state.q, state.v)
         if not tick.active:  # nothing to move against: the posture is held
             self.commanded = None
             return Plan(self._wrench(tick, momentum), None, momentum)
         resolution = self._motion(tick)
-        limbs = np.zeros_like(resolution.output_velocity)  # the limbs' motion, the rest of the body still
-        limbs[self.limb_columns] = resolution.output_velocity[self.limb_columns]
+        limbs = np.zeros_like(resolution.output_velocity)  # the limbs' motion (a swing leg's too), the rest still
+        columns = self.limb_columns
+        swinging = [self.resolver.columns[name] for name in self.stepping_feet if name in tick.twists]
+        if swinging:
+            columns = np.concatenate([columns, *swinging])
+        limbs[columns] = resolution.output_velocity[columns]
         angular = self.centroidal.momentum(state.q, self.kinematics.T @ limbs)[3:]  # l_d = A_l T ν_limbs
         acceleration, angular_rate = np.zeros(len(limbs) - 6), np.zeros(3)
         if self.commanded is not None and dt > 0.0:

@@ -25,6 +25,7 @@ class ViipBalance(BalanceController):
     """Sugihara–Nakamura's variable impedant inverted pendulum, standing and jumping (see the module)."""
 
     mode = "viip"
+    steps = False  # its vertical phases switch on the contacts: a step would read as a landing
 
     def __init__(self, robot, config, extra_sections=()):
         super().__init__(robot, config, extra_sections)

@@ -1,0 +1,201 @@
+"""Steps in the balance: the steps a user asks for, and a recovery step when the capture point leaves the support
+polygon (:mod:`humanoid_balance.control.capture_point` plans where).
+
+A step asked for (:meth:`Stepping.request`, standing on both feet, its target within the :class:`StepRegion` of
+the other foot) first puts the CoM reference over the stance sole's centre (the governor moves it there at its
+speed and acceleration limits, the CoM kept over the stance sole only); once the CoM is within SHIFTED of it and
+slower than SETTLED, the foot lifts. A recovery step (``stepping``: standing on both feet, the capture point
+ξ = c + ċ/ω beyond the support polygon's edge by more than ``step_trigger``) lifts at once. The swing foot then
+leaves the balance's contacts (the support section and the wrench distribution are the stance foot's; the contact
+estimator's phase follows when the load has gone) and follows a :class:`~humanoid_balance.control.capture_point.
+SwingTrajectory` as a C-busy section (Choi–Kim eqs. 14–20), its pose error fed back at ``swing_gain``. Past the
+trajectory's end the sole goes on down at LANDING_SPEED until it touches: within TOUCHDOWN_CLEARANCE of the stance
+sole's height and read in contact (or past the trajectory's end), or LANDING_TIME has passed. Then both feet carry
+the robot again — the foot put down counts as in contact until the contact estimator reads its load (LOADING_TIME at
+most) —, the CoM reference moves with the feet's midpoint and its approach starts from the measured CoM. A capture
+point still outside asks for the next recovery step, up to ``max_steps`` in a row. Units: SI.
+"""
+from typing import NamedTuple, Optional
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_balance.control.capture_point import StepRegion, SwingTrajectory, capture_point, plan_step
+
+__all__ = ["Stepping", "StepTick", "StepRequestError", "step_region", "LANDING_SPEED", "LANDING_TIME"]
+
+LANDING_SPEED = 0.1    # [m/s] the sole's descent after the trajectory's end, until it touches
+LANDING_TIME = 0.3     # [s] after the trajectory's end the foot counts as landed even if no contact is read
+CONTACT_AFTER = 0.5    # fraction of the swing before which a contact read for the swing foot is the lift-off's
+TOUCHDOWN_CLEARANCE = 0.005  # [m] a swing sole this close to the stance sole's height, read in contact, has landed
+LOADING_TIME = 2.0     # [s] a foot put down counts as in contact until the contact estimator says so, this long at most
+STEP_REACH = 0.4       # of the legs' length: how far ahead, behind and outwards a recovery step goes
+INWARD_FRACTION = 0.8  # of the standing width: the nearest a swing sole lands to the stance sole
+SHIFTED = 0.015        # [m] a commanded step lifts its foot once the CoM is this close over the stance sole's centre
+SETTLED = 0.1          # [m/s] ... and slower than this
+
+
+class StepRequestError(Exception):
+    """A step the robot cannot take now or cannot reach; the message says why."""
+
+
+class StepTick(NamedTuple):
+    active: tuple                  # the feet the balance stands on this tick
+    twists: dict                   # the swing foot's name → its sole's twist [v; ω], world-aligned [m/s, rad/s]
+    shift: np.ndarray              # (3,) the CoM reference's displacement with the feet since the start [m]
+    capture_point: np.ndarray      # ξ (2,) [m]
+    target: Optional[pin.SE3]      # the swing sole's landing placement (None: standing)
+    reset_reference: bool          # a foot has landed: the CoM reference's approach starts from the measured CoM
+    over: Optional[tuple]          # the feet the CoM reference is to stay over (None: those in contact)
+
+
+class Stepping:
+    """The step phases of one balance controller (see the module).
+
+    Args:
+        feet: the Foot tuples (names, soles); rectangles: their SoleRectangles.
+        config: the BalancerConfig (step_trigger, step_duration, step_height, swing_gain, max_steps,
+            commanded_step_duration).
+        region: the StepRegion each swing foot may land in, relative to the stance foot (None: set it before the
+            first update, :func:`step_region`).
+    """
+
+    def __init__(self, feet, rectangles, config, region):
+        self.names = [foot.name for foot in feet]
+        self.rectangles = list(rectangles)
+        self.config, self.region = config, region
+        self.step = None          # the Step under way
+        self.swing = None         # its SwingTrajectory, from lift-off (None while the weight shifts)
+        self.elapsed = 0.0        # since lift-off [s]
+        self.in_a_row = 0         # recovery steps since the robot last stood
+        self.taken = 0            # steps taken since the start
+        self.shift = np.zeros(3)  # the CoM reference's displacement with the feet [m]
+        self.requested = None     # (swing foot, target) asked for (request), begun at the next tick on both feet
+        self.recovery = False     # whether the step under way is a recovery step (no weight shift before it)
+        self.landed, self.loading = None, 0.0  # the foot just put down, and how long it counts as in contact [s]
+
+    @property
+    def phase(self):
+        if self.step is None:
+            return "standing"
+        if self.swing is None:
+            return "weight shift"
+        return "swing" if self.elapsed < self.step.duration else "landing"
+
+    def request(self, foot, target, placements, active):
+        """Ask for a step of ``foot`` (name) to ``target`` (pin.SE3 of its sole, world); StepRequestError when it is
+        not standing on both feet, already stepping, or the target is outside the StepRegion or across the other
+        foot."""
+        if foot not in self.names:
+            raise StepRequestError(f"no foot '{foot}' (feet: {', '.join(self.names)})")
+        if self.step is not None or self.requested is not None:
+            raise StepRequestError("a step is under way")
+        if len(active) != len(self.names) or len(self.names) != 2:
+            raise StepRequestError("not standing on both feet")
+        swing = self.names.index(foot)
+        stance = placements[1 - swing]
+        offset = self._offset(stance, placements[swing], target.translation)
+        if not np.allclose(self.region.clamp(offset), offset, atol=1e-9):
+            raise StepRequestError(f"the target is {offset[0]:+.3f} m ahead and {offset[1]:+.3f} m out from the "
+                                   f"stance foot, outside the step region (ahead {-self.region.backward:+.2f} to "
+                                   f"{self.region.forward:+.2f} m, out {self.region.inward:.2f} to "
+                                   f"{self.region.outward:.2f} m)")
+        yaw = np.arctan2(target.rotation[1, 0], target.rotation[0, 0])
+        flat = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, yaw), np.r_[target.translation[:2], stance.translation[2]])
+        self.requested = (swing, flat)
+
+    def update(self, dt, com, com_velocity, omega, placements, active, polygon, reference):
+        """The tick's :class:`StepTick`: ``active`` the feet the contact estimator says are in contact, ``polygon``
+        their support polygon (None: none), ``placements`` every sole's pin.SE3, ``reference`` the CoM reference
+        asked for [m]."""
+        xi = capture_point(com, com_velocity, omega)
+        if self.step is None and len(active) == len(self.names) == 2:
+            if self.requested is not None:  # the weight goes onto the stance foot first
+                swing, target = self.requested
+                self.requested = None
+                self.step = plan_step(xi, placements, self.rectangles, omega, self.config.commanded_step_duration,
+                                      self.region, swing)._replace(target=target)
+                self.recovery = False
+            elif (self.config.stepping and polygon is not None and polygon.depth(xi) < -self.config.step_trigger
+                  and self.in_a_row < self.config.max_steps):
+                self._lift(plan_step(xi, placements, self.rectangles, omega, self.config.step_duration,
+                                     self.region), placements)
+                self.recovery = True
+                self.in_a_row += 1
+            elif polygon is not None and polygon.depth(xi) >= 0.0:
+                self.in_a_row = 0
+        step = self.step
+        if step is None:
+            if self.landed is not None:  # put down: it carries the robot before the contact estimator says so
+                foot, self.loading = self.landed, self.loading - dt
+                if foot in active or self.loading <= 0.0:
+                    self.landed = None
+                else:
+                    active = tuple(sorted(active + (foot,)))
+            return StepTick(active, {}, self.shift, xi, None, False, None)
+        if self.swing is None:  # weight shift: the CoM reference over the stance sole's centre, then lift-off
+            centre = sole_centre(placements[step.stance], self.rectangles[step.stance])
+            shift = np.r_[centre - np.asarray(reference)[:2], 0.0]
+            if np.linalg.norm(np.asarray(com)[:2] - centre) < SHIFTED and np.linalg.norm(com_velocity[:2]) < SETTLED:
+                self._lift(step, placements)
+            return StepTick(active, {}, shift, xi, step.target, False, (step.stance,))
+        self.elapsed += dt
+        clearance = placements[step.swing].translation[2] - placements[step.stance].translation[2]
+        touching = (self.elapsed >= CONTACT_AFTER * step.duration and clearance < TOUCHDOWN_CLEARANCE
+                    and (step.swing in active or self.elapsed >= step.duration))
+        if touching or self.elapsed >= step.duration + LANDING_TIME:
+            self._land(placements)
+            return StepTick(active, {}, self.shift, xi, None, True, None)
+        desired, twist = self.swing.at(self.elapsed)
+        if self.elapsed > step.duration:  # on down until it touches
+            desired = pin.SE3(desired.rotation, desired.translation - [0.0, 0.0, LANDING_SPEED *
+                                                                       (self.elapsed - step.duration)])
+            twist = twist - [0.0, 0.0, LANDING_SPEED, 0.0, 0.0, 0.0]
+        sole = placements[step.swing]
+        feedback = np.r_[desired.translation - sole.translation, pin.log3(desired.rotation @ sole.rotation.T)]
+        twist = twist + self.config.swing_gain * feedback
+        shift = self.shift if self.recovery else \
+            np.r_[sole_centre(placements[step.stance], self.rectangles[step.stance]) - np.asarray(reference)[:2], 0.0]
+        return StepTick(tuple(i for i in active if i != step.swing), {self.names[step.swing]: twist}, shift, xi,
+                        step.target, False, (step.stance,))
+
+    def abort(self):
+        """Forget the step under way and any asked for (the posture is held from the measured one)."""
+        self.step = self.swing = self.requested = self.landed = None
+
+    def _lift(self, step, placements):
+        self.step, self.elapsed = step, 0.0
+        self.swing = SwingTrajectory(placements[step.swing], step.target, step.duration, self.config.step_height)
+
+    def _land(self, placements):
+        """Both feet carry the robot: the CoM reference moves with their midpoint."""
+        step = self.step
+        before = (self.swing.start.translation + placements[step.stance].translation) / 2
+        after = (placements[step.swing].translation + placements[step.stance].translation) / 2
+        self.shift = self.shift + np.r_[(after - before)[:2], 0.0]
+        self.landed, self.loading = step.swing, LOADING_TIME
+        self.step, self.swing = None, None
+        self.taken += 1
+
+    def _offset(self, stance, swing, target):
+        """``target`` relative to the ``stance`` sole, in its frame turned to the ``swing`` sole's side (2,) [m]."""
+        yaw = np.arctan2(stance.rotation[1, 0], stance.rotation[0, 0])
+        turn = np.array([[np.cos(yaw), np.sin(yaw)], [-np.sin(yaw), np.cos(yaw)]])  # world → stance, xy
+        side = 1.0 if (turn @ (swing.translation[:2] - stance.translation[:2]))[1] >= 0.0 else -1.0
+        return turn @ (np.asarray(target)[:2] - stance.translation[:2]) * [1.0, side]
+
+
+def sole_centre(placement, rectangle):
+    """The centre of a sole rectangle in the world's xy plane (2,) [m]."""
+    return placement.act(np.array([(rectangle.x_min + rectangle.x_max) / 2, (rectangle.y_min + rectangle.y_max) / 2,
+                                   0.0]))[:2]
+
+
+def step_region(config, leg_reach, placements):
+    """The configured StepRegion, or one from the legs: ahead and behind up to STEP_REACH of their length, outwards
+    the standing width plus as much, inwards no nearer than INWARD_FRACTION of the standing width."""
+    if config.step_region is not None:
+        return StepRegion(*config.step_region)
+    width = float(np.linalg.norm(placements[0].translation[:2] - placements[1].translation[:2]))
+    return StepRegion(STEP_REACH * leg_reach, STEP_REACH * leg_reach, width + STEP_REACH * leg_reach,
+                      INWARD_FRACTION * width)

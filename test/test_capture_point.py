@@ -1,0 +1,80 @@
+"""Capture point and the step planner (Pratt et al. 2006; Englsberger et al., DCM) against the linear inverted
+pendulum integrated numerically (scipy), and the swing trajectory against its own finite differences."""
+import math
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from scipy.integrate import solve_ivp
+
+from humanoid_balance.control.capture_point import (StepRegion, SwingTrajectory, capture_point, capture_point_after,
+                                                    plan_step)
+from humanoid_balance.model.soles import SoleRectangle
+
+HEIGHT, GRAVITY = 0.9, 9.81
+OMEGA = math.sqrt(GRAVITY / HEIGHT)
+SOLE = SoleRectangle(-0.08, 0.14, -0.05, 0.06)     # kangaroo_like-sized, sole frame [m]
+FEET = [pin.SE3(np.eye(3), np.array([0.0, 0.1, 0.0])), pin.SE3(np.eye(3), np.array([0.0, -0.1, 0.0]))]
+REGION = StepRegion(forward=0.35, backward=0.3, outward=0.55, inward=0.16)
+
+
+def pendulum(com, velocity, zmp, duration):
+    """c, ċ (2,) each after ``duration`` [s] of c̈ = ω² (c − p), integrated by scipy."""
+    solution = solve_ivp(lambda t, x: np.r_[x[2:], OMEGA ** 2 * (x[:2] - zmp)], (0.0, duration),
+                         np.r_[com, velocity], rtol=1e-10, atol=1e-12)
+    return solution.y[:2, -1], solution.y[2:, -1]
+
+
+def test_the_capture_point_runs_away_from_the_zmp_as_the_pendulum_says():
+    com, velocity, zmp = np.array([0.01, 0.02]), np.array([0.1, 0.4]), np.array([0.03, 0.05])
+    c, v = pendulum(com, velocity, zmp, 0.35)
+    np.testing.assert_allclose(capture_point_after(capture_point(com, velocity, OMEGA), zmp, OMEGA, 0.35),
+                               capture_point(c, v, OMEGA), atol=1e-8)
+
+
+@pytest.mark.parametrize("short", [0.0, 0.03])
+def test_a_foot_on_the_capture_point_at_touchdown_stops_the_pendulum_and_one_short_of_it_does_not(short):
+    """The CoM pushed at 0.4 m/s sideways from between the feet: the planned step's sole centre is where ξ is at
+    touchdown; with the ZMP there the pendulum comes to rest over it, 3 cm short it runs away."""
+    com, velocity = np.zeros(2), np.array([0.0, 0.4])
+    step = plan_step(capture_point(com, velocity, OMEGA), FEET, [SOLE, SOLE], OMEGA, 0.3, REGION)
+    assert (step.swing, step.stance) == (0, 1)  # the left foot steps, towards the push
+    c, v = pendulum(com, velocity, step.zmp, step.duration)
+    np.testing.assert_allclose(step.predicted, capture_point(c, v, OMEGA), atol=1e-8)
+    centre = step.target.act(np.array([(SOLE.x_min + SOLE.x_max) / 2, (SOLE.y_min + SOLE.y_max) / 2, 0.0]))[:2]
+    np.testing.assert_allclose(centre, step.predicted, atol=1e-9)
+    assert step.captures
+    c_end, v_end = pendulum(c, v, centre - [0.0, short], 3.0)
+    if short:
+        assert np.linalg.norm(v_end) > 1.0  # diverged
+    else:
+        assert np.linalg.norm(v_end) < 1e-3 and np.linalg.norm(c_end - centre) < 1e-3
+
+
+def test_a_step_beyond_the_legs_reach_is_clamped_and_says_it_does_not_capture():
+    capture = np.array([0.0, 1.2])
+    step = plan_step(capture, FEET, [SOLE, SOLE], OMEGA, 0.3, REGION)
+    offset = step.target.translation[:2] - FEET[1].translation[:2]
+    assert offset[1] == pytest.approx(REGION.outward) and not step.captures
+
+
+@pytest.mark.parametrize("capture, swing", [((0.0, -0.4), 1), ((0.5, 0.02), 0), ((-0.5, -0.02), 1)])
+def test_the_foot_on_the_capture_points_side_steps_never_across_the_other(capture, swing):
+    step = plan_step(np.array(capture), FEET, [SOLE, SOLE], OMEGA, 0.3, REGION)
+    assert step.swing == swing
+    lateral = (step.target.translation - FEET[step.stance].translation)[1] * (1 if swing == 0 else -1)
+    assert REGION.inward - 1e-12 <= lateral <= REGION.outward + 1e-12
+
+
+def test_the_swing_trajectory_is_smooth_lifts_and_lands_on_its_target():
+    start = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, 0.1), np.array([0.0, 0.1, 0.0]))
+    target = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, -0.2), np.array([0.15, 0.35, 0.01]))
+    swing = SwingTrajectory(start, target, 0.4, 0.05)
+    h = 1e-6
+    for t in np.linspace(0.01, 0.39, 9):
+        (before, _), (_, twist), (after, _) = swing.at(t - h), swing.at(t), swing.at(t + h)
+        np.testing.assert_allclose(twist[:3], (after.translation - before.translation) / (2 * h), atol=1e-6)
+        np.testing.assert_allclose(twist[3:], pin.log3(after.rotation @ before.rotation.T) / (2 * h), atol=1e-6)
+    end, end_twist = swing.at(0.4)
+    assert end.isApprox(target) and np.allclose(end_twist, 0.0) and np.allclose(swing.at(0.0)[1], 0.0)
+    assert swing.at(0.2)[0].translation[2] == pytest.approx(0.005 + 0.05)

@@ -1,0 +1,63 @@
+"""Steps asked for (issue 40), in the closed loop of the bench (the plant and the suite's cores in one process, at
+500 Hz): standing on two feet, a step to a sole pose first puts the CoM over the other foot, lifts the foot along
+its swing trajectory, lands it where it was asked and stands on both feet again, the CoM going to their new
+midpoint — on Mahru I in kinematic mode (position drives) and momentum mode (joint impedance), and on TALOS
+(example-robot-data). Judged on the plant's ground truth: the soles' positions, the base height. Steps the robot
+cannot take are refused with the reason."""
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
+from humanoid_balance.control.balancer import Refused
+
+STEP = np.array([0.15, 0.0, 0.0])  # [m] the first foot's sole forwards
+LANDED = 0.01                      # [m] where it lands, from where it was asked (xy)
+ASK_AT, WATCH = 1.0, 5.0           # [s] of simulated time
+
+
+def step_and_watch(robot, mode):
+    loop = ClosedLoop(robot_config(robot), mode=mode, impedance=mode == "momentum")
+    while loop.sim.time < ASK_AT:
+        sample = loop.tick()
+    start_soles, foot = sample.soles.copy(), loop.config.feet[0]
+    placement = loop.balancer.support[1][0]
+    target = pin.SE3(placement.rotation, placement.translation + STEP)
+    loop.balancer.request_step(foot, target)
+    with pytest.raises(Refused, match="a step is under way"):
+        loop.balancer.request_step(foot, target)
+    while loop.sim.time < WATCH:
+        sample = loop.tick()
+        assert not loop.fallen(sample), f"fell at {sample.time:.2f} s"
+    return loop, sample, start_soles, target
+
+
+@pytest.mark.parametrize("robot, mode", [("mahru", "kinematic"), ("mahru", "momentum"), ("talos", "kinematic")])
+def test_a_step_asked_for_lands_where_asked_and_the_robot_stands_on_both_feet(robot, mode):
+    loop, sample, start_soles, target = step_and_watch(robot, mode)
+    truth = loop.sim.ground_truth()
+    landed = sample.soles[0, :2] - (start_soles[0, :2] + STEP[:2])  # sole bodies: their displacement is the sole's
+    assert np.linalg.norm(landed) < LANDED, f"the sole landed {landed * 1e3} mm from where it was asked"
+    assert np.linalg.norm(sample.soles[1, :2] - start_soles[1, :2]) < LANDED  # the stance foot did not slide
+    assert loop.balancer.stepping.taken == 1 and loop.balancer.stepping.phase == "standing"
+    assert loop.contacts == (True, True)
+    midpoint = (sample.soles[0, :2] + sample.soles[1, :2]) / 2
+    assert np.linalg.norm(truth.com[:2] - midpoint) < 0.05  # on its way to the new midpoint, at 5 cm/s
+
+
+def test_steps_the_robot_cannot_take_are_refused_with_the_reason():
+    loop = ClosedLoop(robot_config("mahru"), mode="kinematic")
+    with pytest.raises(Refused, match="not standing yet"):
+        loop.balancer.request_step("left_foot", pin.SE3.Identity())
+    loop.tick()
+    placement = loop.balancer.support[1][0]
+    with pytest.raises(Refused, match="outside the step region"):
+        loop.balancer.request_step("left_foot", pin.SE3(placement.rotation, placement.translation + [1.0, 0, 0]))
+    with pytest.raises(Refused, match="outside the step region"):  # across the other foot
+        loop.balancer.request_step("left_foot", pin.SE3(placement.rotation, placement.translation - [0, 0.25, 0]))
+    with pytest.raises(Refused, match="no foot 'hand'"):
+        loop.balancer.request_step("hand", placement)
+    viip = ClosedLoop(robot_config("mahru"), mode="viip")
+    viip.tick()
+    with pytest.raises(Refused, match="does not step"):
+        viip.balancer.request_step("left_foot", placement)
