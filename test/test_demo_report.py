@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from humanoid_balance.demo.report import Recording, metrics, write_report
+from humanoid_balance.demo.report import Recording, dance_figures, metrics, write_report
 from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
 
 SCENARIO = Scenario("analytic", 6.0, 0.5, (Push(1.0, (0.0, 0.1, 0.0), "push"),),
@@ -42,3 +42,17 @@ def test_a_dropped_base_is_a_fall(tmp_path):
     assert figures["fell"] and not figures["success"]
     paths = write_report(tmp_path, recording(base_drop=0.2), SCENARIO, figures, ("left_foot", "right_foot"))
     assert all(path.stat().st_size > 0 for path in paths)
+
+
+@pytest.mark.parametrize("scale, reached", [(1.0, 0.8), (0.0, None)])
+def test_the_arms_swing_reached_is_the_measured_peak_to_peak_over_the_commanded(scale, reached):
+    """Joints that swing through 80 % of the dance's offsets read 0.8; a dance of scale 0 (still arms, the push
+    experiments' window) has no such figure, and no error."""
+    dance = ArmDance(4.0, 2.0, 0.5, scale)
+    swing = np.array([0.6, -0.4])
+    times, offsets, _ = dance.trajectory(swing)
+    arms = np.c_[dance.start + times, 0.1 + 0.8 * offsets]
+    com = np.array([[t, 0.0, 0.0, 0.8] for t in np.arange(3.0, 7.0, 0.01)])
+    zmp = com[:, :3]
+    figures = dance_figures(com, zmp, dance, arms, swing)
+    assert figures.get("arm swing reached, of the commanded") == (None if reached is None else pytest.approx(reached))

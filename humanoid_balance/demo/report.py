@@ -13,7 +13,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after selecting the headless backend)
 import numpy as np  # noqa: E402
 
-__all__ = ["Recording", "metrics", "recovery", "jump_figures", "write_report", "FALL_DROP", "SETTLED_WITHIN"]
+__all__ = ["Recording", "metrics", "recovery", "jump_figures", "dance_figures", "write_report", "FALL_DROP",
+           "SETTLED_WITHIN"]
 
 FALL_DROP = 0.10        # the base more than this below its standing height: fallen [m]
 SETTLED_WITHIN = 0.005  # a push is recovered once the CoM stays this close to where it stood [m]
@@ -127,8 +128,8 @@ def dance_figures(com, zmp, dance, arms=None, swing=None):
                "CoM vertical deviation [m]": float(np.abs(dancing_com[:, 3] - still[2]).max()),
                "ZMP excursion x, y [m]": np.abs(dancing_zmp[:, 1:3] - zmp_still).max(axis=0).tolist()}
     dancing_arms = _window(arms, dance.start, dance.start + dance.duration + 0.2) if arms is not None else []
-    if swing is not None and len(dancing_arms):
-        swing = dance.scale * np.asarray(swing)
+    swing = None if swing is None else dance.scale * np.asarray(swing)
+    if swing is not None and len(dancing_arms) and np.any(swing != 0.0):  # (a dance of scale 0 keeps the arms still)
         reached = dancing_arms[:, 1:].max(axis=0) - dancing_arms[:, 1:].min(axis=0)
         figures["arm swing commanded [rad]"] = np.abs(swing).tolist()
         figures["arm swing reached [rad]"] = reached.tolist()
