@@ -57,8 +57,8 @@ from humanoid_balance.nodes.parameters import declare_robot, declare_robot_param
 from humanoid_balance.nodes.qos import CHANGES_QOS, LATEST_QOS, RELIABLE_QOS
 from humanoid_balance.nodes.limitations import Limitations
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, RejectedMessage, check_frame,
-                                             contact_phase, finite, point_message, read_limb_trajectory,
-                                             unit_quaternion, vector_values, wrench_message)
+                                             contact_phase, finite, point_message, pose_placement,
+                                             read_limb_trajectory, unit_quaternion, vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 
 CONTACT_PHASES = ("state", "normal_force")
@@ -278,24 +278,19 @@ class CentroidalBalancerNode(LifecycleNode):
 
     def on_pose(self, limb, message):
         topic = f"balance/{limb}/pose"
-        check_frame(message.header, self.world_frame, topic)
-        position = finite(vector_values(message.pose.position), topic, "position")
-        x, y, z, w = unit_quaternion(message.pose.orientation, topic)
+        placement = pose_placement(message, self.world_frame, topic)
         try:
-            self.core.check_pose(limb, position)
+            self.core.check_pose(limb, placement.translation)
         except OutOfReach as error:
             raise RejectedMessage("out_of_reach", f"{topic}: {error}") from None
         self.refuse_without_contact(topic)
-        self.poses[limb] = pin.SE3(pin.Quaternion(w, x, y, z).toRotationMatrix(), position)
+        self.poses[limb] = placement
 
     def on_step(self, foot, message):
         """balance/<foot>/step: the sole's landing pose (world frame; its height and tilt are the floor's)."""
         topic = f"balance/{foot}/step"
-        check_frame(message.header, self.world_frame, topic)
-        position = finite(vector_values(message.pose.position), topic, "position")
-        x, y, z, w = unit_quaternion(message.pose.orientation, topic)
         try:
-            self.core.request_step(foot, pin.SE3(pin.Quaternion(w, x, y, z).toRotationMatrix(), position))
+            self.core.request_step(foot, pose_placement(message, self.world_frame, topic))
         except Refused as error:
             self.limitations.refused(topic, str(error))
 

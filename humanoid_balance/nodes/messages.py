@@ -7,6 +7,7 @@ the message setters take as they are.
 import array
 
 import numpy as np
+import pinocchio as pin
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Point, PointStamped, Vector3, WrenchStamped
 from nav_msgs.msg import Odometry
@@ -17,7 +18,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from humanoid_balance.control.limb_motion import LimbTrajectory
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 
-__all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "imu_reading", "contact_phase",
+__all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "pose_placement", "imu_reading", "contact_phase",
            "stamp_seconds", "JointStateReader", "read_limb_trajectory", "Float64Buffer",
            "JointStateWriter", "Float64ArrayWriter", "OdometryWriter", "WrenchWriter", "point_message",
            "wrench_message", "vector_values", "trajectory_message"]
@@ -54,6 +55,15 @@ def unit_quaternion(orientation, topic, field="orientation"):
     if abs(norm - 1.0) > 1e-3:
         raise RejectedMessage("not_unit", f"{topic}: {field} has norm {norm:.4f}, not a unit quaternion")
     return quaternion
+
+
+def pose_placement(message, frame, topic):
+    """A PoseStamped given in ``frame`` as a pin.SE3; RejectedMessage for another frame, a non-finite position or a
+    quaternion that is no rotation."""
+    check_frame(message.header, frame, topic)
+    position = finite(vector_values(message.pose.position), topic, "position")
+    x, y, z, w = unit_quaternion(message.pose.orientation, topic)
+    return pin.SE3(pin.Quaternion(w, x, y, z).toRotationMatrix(), position)
 
 
 def check_frame(header, expected, topic):
