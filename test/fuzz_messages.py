@@ -10,7 +10,7 @@ import copy
 import math
 
 from builtin_interfaces.msg import Duration
-from geometry_msgs.msg import PointStamped, WrenchStamped
+from geometry_msgs.msg import PointStamped, PoseStamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray, Int8
@@ -98,6 +98,21 @@ def point(template, stamped=True):
     nan.point.y = math.nan
     frame.header.frame_id = "nowhere"
     return [("not_finite", nan), ("unknown_frame", frame)] + (_stamps(template) if stamped else [])
+
+
+def pose(frame):
+    """PoseStamped in ``frame`` (a sole's or a hand's target: content faults only, since a valid pose with any
+    stamp would be taken)."""
+    def changed(quaternion=(0.0, 0.0, 0.0, 1.0), z=0.0, frame_id=frame):
+        message = PoseStamped()
+        message.header.frame_id = frame_id
+        o = message.pose.orientation
+        o.x, o.y, o.z, o.w = quaternion
+        message.pose.position.z = z
+        return message
+
+    return [("not_unit", changed(quaternion=(0.0, 0.0, 0.0, 0.0))), ("not_unit", changed(quaternion=(2.0, 0, 0, 0))),
+            ("not_finite", changed(z=math.inf)), ("unknown_frame", changed(frame_id="nowhere"))]
 
 
 def contact_state():

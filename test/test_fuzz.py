@@ -49,6 +49,7 @@ def fuzz_catalogue(chain, node):
     }
     for foot in config.feet:
         makers[f"contact/{foot}/state"] = fuzz_messages.contact_state
+        makers[f"balance/{foot}/step"] = lambda: fuzz_messages.pose("odom")
     for limb in config.busy_limbs:
         makers[f"balance/{limb}/trajectory"] = lambda limb=limb: fuzz_messages.trajectory(config.limb_joints[limb],
                                                                                         0.0)

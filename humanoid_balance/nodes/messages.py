@@ -18,8 +18,8 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from humanoid_balance.control.limb_motion import LimbTrajectory
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 
-__all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "pose_placement", "imu_reading", "contact_phase",
-           "stamp_seconds", "JointStateReader", "read_limb_trajectory", "Float64Buffer",
+__all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "pose_placement", "imu_reading",
+           "contact_phase", "stamp_seconds", "JointStateReader", "read_limb_trajectory", "Float64Buffer",
            "JointStateWriter", "Float64ArrayWriter", "OdometryWriter", "WrenchWriter", "point_message",
            "wrench_message", "vector_values", "trajectory_message"]
 
