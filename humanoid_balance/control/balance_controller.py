@@ -389,13 +389,12 @@ class BalanceController:
     def _step(self, state, dt, com, omega, placements, active, support):
         """The tick's StepTick (control.stepping): the feet to stand on, the swing sole's twist, the CoM reference's
         shift; standing still when the mode does not step."""
-        stepping = self.stepping
+        stepping, com_velocity = self.stepping, self.kinematics.J_com @ state.v
         if stepping is None:
-            return StepTick(active, {}, np.zeros(3), capture_point(com, self.kinematics.J_com @ state.v, omega), None,
-                            False, None)
+            return StepTick(active, {}, np.zeros(3), capture_point(com, com_velocity, omega), None, False, None)
         if stepping.region is None:
             stepping.region = step_region(self.config, self.leg_reach, placements)
-        step = stepping.update(dt, com, self.kinematics.J_com @ state.v, omega, placements, active,
+        step = stepping.update(dt, com, com_velocity, omega, placements, active,
                                None if support is None else support.polygon, state.com_reference)
         if step.reset_reference:
             self.governor.reset(com)

@@ -17,7 +17,8 @@ import pinocchio as pin
 
 from humanoid_balance.model.support_polygon import SupportPolygon
 
-__all__ = ["capture_point", "capture_point_after", "StepRegion", "Step", "plan_step", "SwingTrajectory"]
+__all__ = ["capture_point", "capture_point_after", "StepRegion", "Step", "plan_step", "stance_frame", "heading",
+           "SwingTrajectory"]
 
 
 def capture_point(com, com_velocity, omega):
@@ -70,19 +71,24 @@ def plan_step(capture, placements, soles, omega, duration, region, swing=None):
     corners = [sole_corners(placement, rectangle) for placement, rectangle in zip(placements, soles)]
     zmp = SupportPolygon.of_points(corners[stance]).nearest(capture)
     predicted = capture_point_after(capture, zmp, omega, duration)
-    stance_placement = placements[stance]
-    yaw = heading(stance_placement.rotation)
-    turn = np.array([[math.cos(yaw), -math.sin(yaw)], [math.sin(yaw), math.cos(yaw)]])
-    side = 1.0 if (turn.T @ (origins[swing] - origins[stance]))[1] >= 0.0 else -1.0
-    rectangle = soles[swing]
-    centre = np.array([(rectangle.x_min + rectangle.x_max) / 2, (rectangle.y_min + rectangle.y_max) / 2])
-    wanted = turn.T @ (predicted - turn @ centre - origins[stance]) * [1.0, side]  # the sole's origin, stance frame
+    stance_placement, rectangle = placements[stance], soles[swing]
+    yaw, turn, side = stance_frame(stance_placement, placements[swing])
+    wanted = turn.T @ (predicted - turn @ rectangle.centre()[:2] - origins[stance]) * [1.0, side]  # the sole's origin
     offset = region.clamp(wanted) * [1.0, side]
     translation = np.r_[origins[stance] + turn @ offset, stance_placement.translation[2]]
     target = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, yaw), translation)
     landed = SupportPolygon.of_points(np.vstack([corners[stance], sole_corners(target, rectangle)]))
     return Step(swing, stance, target, zmp, np.asarray(capture, dtype=float), predicted,
                 bool(landed.depth(predicted) >= 0.0), duration)
+
+
+def stance_frame(stance, swing):
+    """The ``stance`` sole's heading [rad], its turn (2, 2) from its xy frame to the world's, and the side (±1) of it
+    the ``swing`` sole is on (pin.SE3 both): a StepRegion's frame is the turn with y times the side."""
+    yaw = heading(stance.rotation)
+    turn = np.array([[math.cos(yaw), -math.sin(yaw)], [math.sin(yaw), math.cos(yaw)]])
+    side = 1.0 if (turn.T @ (swing.translation[:2] - stance.translation[:2]))[1] >= 0.0 else -1.0
+    return yaw, turn, side
 
 
 def sole_corners(placement, rectangle):

@@ -20,7 +20,8 @@ from typing import NamedTuple, Optional
 import numpy as np
 import pinocchio as pin
 
-from humanoid_balance.control.capture_point import StepRegion, SwingTrajectory, capture_point, plan_step
+from humanoid_balance.control.capture_point import (StepRegion, SwingTrajectory, capture_point, heading,
+                                                    plan_step, stance_frame)
 
 __all__ = ["Stepping", "StepTick", "StepRequestError", "step_region", "LANDING_SPEED", "LANDING_TIME"]
 
@@ -100,8 +101,8 @@ class Stepping:
                                    f"stance foot, outside the step region (ahead {-self.region.backward:+.2f} to "
                                    f"{self.region.forward:+.2f} m, out {self.region.inward:.2f} to "
                                    f"{self.region.outward:.2f} m)")
-        yaw = np.arctan2(target.rotation[1, 0], target.rotation[0, 0])
-        flat = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, yaw), np.r_[target.translation[:2], stance.translation[2]])
+        flat = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, heading(target.rotation)),
+                       np.r_[target.translation[:2], stance.translation[2]])
         self.requested = (swing, flat)
 
     def update(self, dt, com, com_velocity, omega, placements, active, polygon, reference):
@@ -179,16 +180,13 @@ class Stepping:
 
     def _offset(self, stance, swing, target):
         """``target`` relative to the ``stance`` sole, in its frame turned to the ``swing`` sole's side (2,) [m]."""
-        yaw = np.arctan2(stance.rotation[1, 0], stance.rotation[0, 0])
-        turn = np.array([[np.cos(yaw), np.sin(yaw)], [-np.sin(yaw), np.cos(yaw)]])  # world → stance, xy
-        side = 1.0 if (turn @ (swing.translation[:2] - stance.translation[:2]))[1] >= 0.0 else -1.0
-        return turn @ (np.asarray(target)[:2] - stance.translation[:2]) * [1.0, side]
+        _, turn, side = stance_frame(stance, swing)
+        return turn.T @ (np.asarray(target)[:2] - stance.translation[:2]) * [1.0, side]
 
 
 def sole_centre(placement, rectangle):
     """The centre of a sole rectangle in the world's xy plane (2,) [m]."""
-    return placement.act(np.array([(rectangle.x_min + rectangle.x_max) / 2, (rectangle.y_min + rectangle.y_max) / 2,
-                                   0.0]))[:2]
+    return placement.act(rectangle.centre())[:2]
 
 
 def step_region(config, leg_reach, placements):

@@ -36,6 +36,10 @@ class SoleRectangle(NamedTuple):
             axis, point = np.array([0.0, 1.0, 0.0]), np.array([0.5 * (self.x_min + self.x_max), 0.0, 0.0])
         return np.r_[np.cross(point, axis), axis]
 
+    def centre(self):
+        """The rectangle's centre in the sole frame (z = 0) — (3,) [m]."""
+        return np.array([(self.x_min + self.x_max) / 2, (self.y_min + self.y_max) / 2, 0.0])
+
     def corners(self):
         """The four corners, counter-clockwise, in the sole frame (z = 0) — (4, 3) [m]."""
         return np.array([[self.x_min, self.y_min, 0.0], [self.x_max, self.y_min, 0.0],

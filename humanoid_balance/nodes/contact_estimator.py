@@ -194,8 +194,7 @@ class ContactEstimatorNode(Node):
             marker = Marker(ns="soles", id=index, type=Marker.CUBE, action=Marker.ADD,
                             color=STATE_COLORS[contact.state])
             marker.header.stamp, marker.header.frame_id = stamp, self.world_frame
-            centre = contact.sole_placement.act(np.array([(rectangle.x_min + rectangle.x_max) / 2,
-                                                          (rectangle.y_min + rectangle.y_max) / 2, -0.002]))
+            centre = contact.sole_placement.act(rectangle.centre() - [0.0, 0.0, 0.002])
             marker.pose.position = Point(x=centre[0], y=centre[1], z=centre[2])
             x, y, z, w = Quaternion(contact.sole_placement.rotation).coeffs()
             marker.pose.orientation.x, marker.pose.orientation.y = x, y

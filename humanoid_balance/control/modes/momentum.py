@@ -29,7 +29,6 @@ class MomentumBalance(BalanceController):
     def __init__(self, robot, config, extra_sections=()):
         super().__init__(robot, config, extra_sections)
         self.limb_columns = np.concatenate([self.resolver.columns[name] for name in self.extra] or [np.zeros(0, int)])
-        self.stepping_feet = [foot.name for foot in config.feet]
         self.commanded = None  # (limb rates, angular momentum) the last tick's motion asked for, for their rates
 
     def hold(self, state):
@@ -45,7 +44,7 @@ class MomentumBalance(BalanceController):
         resolution = self._motion(tick)
         limbs = np.zeros_like(resolution.output_velocity)  # the limbs' motion (a swing leg's too), the rest still
         columns = self.limb_columns
-        swinging = [self.resolver.columns[name] for name in self.stepping_feet if name in tick.twists]
+        swinging = [self.resolver.columns[foot.name] for foot in self.config.feet if foot.name in tick.twists]
         if swinging:
             columns = np.concatenate([columns, *swinging])
         limbs[columns] = resolution.output_velocity[columns]
