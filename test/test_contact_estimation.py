@@ -69,6 +69,41 @@ def test_actuator_mode_end_to_end_zmp_and_support_polygon(standing):
     assert np.all(edges[:, 0] * to_zmp[:, 1] - edges[:, 1] * to_zmp[:, 0] > 0)
 
 
+def test_a_foot_the_balancer_lifted_carries_nothing_and_the_other_the_weight(standing):
+    """A robot on its right sole only (its wrench the one that holds the base, g_b = J_c,bᵀ F, the efforts the full
+    statics'), the swing leg's efforts disturbed as its dynamics would: told the left foot is lifted, the estimate
+    gives it no wrench and the right sole the true one, the ZMP at the CoM's ground projection, the left foot aerial;
+    not told, the disturbance reads as a load on the lifted foot."""
+    robot, q = standing[0], standing[1]
+    chain = load("kangaroo_like", floating_base=True)[1]
+    data = robot.model.createData()
+    pin.computeJointJacobians(robot.model, data, q)
+    pin.updateFramePlacements(robot.model, data)
+    J_right = pin.getFrameJacobian(robot.model, data, robot.frame_id(SOLES[1]), pin.LOCAL)
+    g = pin.rnea(robot.model, data, q, np.zeros(robot.nv), np.zeros(robot.nv))
+    F_right = np.linalg.solve(J_right[:, :6].T, g[:6])
+    S = np.zeros((robot.nv, len(robot.actuated_v)))
+    S[robot.actuated_v, np.arange(len(robot.actuated_v))] = 1.0
+    tau = np.linalg.lstsq(np.hstack([S, chain.constraint_jacobian(q).T]), g - J_right.T @ F_right,
+                          rcond=None)[0][:len(robot.actuated_v)]
+    left_leg = [i for i, name in enumerate(robot.actuated_names) if name.startswith("left")]
+    swinging = tau.copy()
+    swinging[left_leg] += 5.0  # [N or N·m] the swing leg's own acceleration, which statics cannot tell from a load
+    lifted = ContactEstimator(robot, SOLES, mode=ACTUATOR_FORCES)
+    for _ in range(3):
+        result = lifted.update(q, actuator_efforts=swinging, lifted=[True, False])
+    assert [foot.state for foot in result.feet] == [AERIAL, CONTACT]
+    np.testing.assert_allclose(result.feet[0].wrench, 0.0, atol=1e-9)
+    np.testing.assert_allclose(QuasiStaticContactEstimator(robot, SOLES).estimate(q, tau, carrying=[False, True]),
+                               [np.zeros(6), F_right], atol=1e-6 * robot.total_mass)
+    com = pin.centerOfMass(robot.model, data, q)
+    np.testing.assert_allclose(result.zmp[:2], com[:2], atol=0.01)
+    told_nothing = ContactEstimator(robot, SOLES, mode=ACTUATOR_FORCES)
+    for _ in range(3):
+        unaware = told_nothing.update(q, actuator_efforts=swinging)
+    assert np.abs(unaware.feet[0].wrench).max() > 1.0
+
+
 def test_center_of_pressure_of_a_known_wrench_through_a_sensor_frame():
     """A 300 N force pressing at (0.05, −0.02) on the sole, measured by a sensor 4 cm above the sole and
     yawed by 30°: back in the sole frame, the CoP is the point of application."""
@@ -111,6 +146,8 @@ def test_hysteresis_switches_only_across_the_band():
     forces = [None, 0.0, 30.0, 45.0, 30.0, 25.0, 19.0, 30.0, 41.0, None]
     states = [phase.update(f) for f in forces]
     assert states == [UNKNOWN, AERIAL, AERIAL, CONTACT, CONTACT, CONTACT, AERIAL, AERIAL, CONTACT, UNKNOWN]
+    lifted = [phase.update(f, lifted=True) for f in (100.0, None)]
+    assert lifted == [AERIAL, UNKNOWN] and phase.update(30.0) == AERIAL and phase.update(41.0) == CONTACT
     with pytest.raises(ValueError):
         ContactHysteresis(on=10.0, off=20.0)
 

@@ -50,6 +50,7 @@ def fuzz_catalogue(chain, node):
     for foot in config.feet:
         makers[f"contact/{foot}/state"] = fuzz_messages.contact_state
         makers[f"balance/{foot}/step"] = lambda: fuzz_messages.pose("odom")
+        makers[f"balance/{foot}/lifted"] = lambda: []  # std_msgs/Bool: no value of it is malformed
     for limb in config.busy_limbs:
         makers[f"balance/{limb}/trajectory"] = lambda limb=limb: fuzz_messages.trajectory(config.limb_joints[limb],
                                                                                         0.0)

@@ -106,6 +106,7 @@ class ClosedLoop:
                                         cutoff=robot.cutoff_frequency,
                                         rectangles=robot.sole_rectangles or None, imu_frame=robot.imu_frame or None)
         self.contacts = None  # the feet's contact phases of the last tick, for the base estimate (None: none yet)
+        self.lifted = None    # the feet the balancer's last command lifted, for the contact estimate (None: none)
         feet = tuple(Foot(name, sole, robot.leg_joints[name], robot.rectangle(k))
                      for k, (name, sole) in enumerate(zip(robot.feet, robot.soles)))
         sections = [Section(limb, robot.limb_joints[limb], robot.limb_end_frames[limb],
@@ -168,13 +169,15 @@ class ClosedLoop:
         base = state.base
         q = np.r_[base.position, base.quaternion_xyzw, state.q]
         v = np.r_[base.rotation.T @ base.linear_velocity, base.angular_velocity, state.v]
-        contact = self.contact.update(q, actuator_efforts=effort, time=sim.time, specific_force=accelerometer)
+        contact = self.contact.update(q, actuator_efforts=effort, time=sim.time, specific_force=accelerometer,
+                                      lifted=self.lifted)
         if self.com_reference is None:
             self.com_reference = self.balancer.centroidal.com(q)
         contacts = tuple(foot.state == CONTACT for foot in contact.feet)
         self.contacts = None if any(foot.state == UNKNOWN for foot in contact.feet) else contacts
         command = self.balancer.update(BalancerState(q, v, contacts, contact.zmp, self.com_reference + com_offset,
                                                      self.trajectories, self.poses, sim.time), self.period)
+        self.lifted = command.lifted or None
         try:
             actuators = self.mapper.update(command.position, command.velocity, command.effort)
         except (ClosureError, SingularConfigurationError):  # as the mapper node: keep the last safe command

@@ -134,6 +134,7 @@ class JointCommand(NamedTuple):
     com_reference: np.ndarray = None   # the CoM reference granted, world frame [m]
     capture_point: np.ndarray = None   # ξ = c + ċ/ω of the state, world frame (2,) [m]
     footstep: object = None            # the swing sole's landing placement (pin.SE3, world) while stepping
+    lifted: tuple = ()                 # per foot (config.feet order), whether a step has lifted it
 
 
 class Tick(NamedTuple):
@@ -377,7 +378,8 @@ class BalanceController:
                   "steps taken": 0 if self.stepping is None else self.stepping.taken}
         return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status,
                             granted.limitations + pose_limitations + rate_limitations, granted.position,
-                            step.capture_point, step.target)
+                            step.capture_point, step.target,
+                            () if self.stepping is None else self.stepping.lifted)
 
     def zmp_margin(self, zmp):
         """Distance [m] of ``zmp`` inside the nearest edge of the last update's support polygon (negative outside;

@@ -9,10 +9,13 @@ slower than SETTLED, the foot lifts. A recovery step (``stepping``: standing on 
 leaves the balance's contacts (the support section and the wrench distribution are the stance foot's; the contact
 estimator's phase follows when the load has gone) and follows a :class:`~humanoid_balance.control.capture_point.
 SwingTrajectory` as a C-busy section (Choi–Kim eqs. 14–20), its pose error fed back at ``swing_gain``. Past the
-trajectory's end the sole goes on down at LANDING_SPEED until it touches: within TOUCHDOWN_CLEARANCE of the stance
-sole's height and read in contact (or past the trajectory's end), or LANDING_TIME has passed. Then both feet carry
-the robot again — the foot put down counts as in contact until the contact estimator reads its load (LOADING_TIME at
-most) —, the CoM reference moves with the feet's midpoint and its approach starts from the measured CoM. A capture
+trajectory's end the sole goes on down at LANDING_SPEED until it touches: in the swing's second half, within
+TOUCHDOWN_CLEARANCE of the stance sole's height — the ground stops a sole there, early or late; a lifted foot reads
+aerial (the contact estimator is told, balance/<foot>/lifted), so its load cannot tell —, or LANDING_TIME has
+passed. Then both feet carry the robot again: the foot put down counts as in contact until the contact estimator reads
+its load (LOADING_TIME at most), its sole pressed down at PRESS_SPEED meanwhile (PRESS_DEPTH at most) — a sole the
+kinematics put on the ground may hover a millimetre above it, or touch without load, and a load the position drives
+do not make never comes —, the CoM reference moves with the feet's midpoint and its approach starts from the measured CoM. A capture
 point still outside asks for the next recovery step, up to ``max_steps`` in a row. Units: SI.
 """
 from typing import NamedTuple, Optional
@@ -27,13 +30,17 @@ __all__ = ["Stepping", "StepTick", "StepRequestError", "step_region", "LANDING_S
 
 LANDING_SPEED = 0.1    # [m/s] the sole's descent after the trajectory's end, until it touches
 LANDING_TIME = 0.3     # [s] after the trajectory's end the foot counts as landed even if no contact is read
-CONTACT_AFTER = 0.5    # fraction of the swing before which a contact read for the swing foot is the lift-off's
-TOUCHDOWN_CLEARANCE = 0.005  # [m] a swing sole this close to the stance sole's height, read in contact, has landed
+TOUCHDOWN_AFTER = 0.5  # fraction of the swing before which a sole near the ground is lifting off, not landing
+TOUCHDOWN_CLEARANCE = 0.002  # [m] a swing sole this close to the stance sole's height has landed
 LOADING_TIME = 2.0     # [s] a foot put down counts as in contact until the contact estimator says so, this long at most
+PRESS_SPEED, PRESS_DEPTH = 0.02, 0.01  # [m/s, m] meanwhile its sole is pressed down, this far at most
 STEP_REACH = 0.4       # of the legs' length: how far ahead, behind and outwards a recovery step goes
 INWARD_FRACTION = 0.8  # of the standing width: the nearest a swing sole lands to the stance sole
 SHIFTED = 0.015        # [m] a commanded step lifts its foot once the CoM is this close over the stance sole's centre
 SETTLED = 0.1          # [m/s] ... and slower than this
+
+
+PRESS = np.array([0.0, 0.0, -PRESS_SPEED, 0.0, 0.0, 0.0])  # the sole's twist while it is pressed down
 
 
 class StepRequestError(Exception):
@@ -82,6 +89,12 @@ class Stepping:
         if self.swing is None:
             return "weight shift"
         return "swing" if self.elapsed < self.step.duration else "landing"
+
+    @property
+    def lifted(self):
+        """Per foot, whether it is lifted: swinging or landing (tuple of bool)."""
+        swinging = None if self.swing is None else self.step.swing
+        return tuple(index == swinging for index in range(len(self.names)))
 
     def request(self, foot, target, placements, active):
         """Ask for a step of ``foot`` (name) to ``target`` (pin.SE3 of its sole, world); StepRequestError when it is
@@ -133,6 +146,8 @@ class Stepping:
                     self.landed = None
                 else:
                     active = tuple(sorted(active + (foot,)))
+                    if LOADING_TIME - self.loading < PRESS_DEPTH / PRESS_SPEED:
+                        return StepTick(active, {self.names[foot]: PRESS}, self.shift, xi, None, False, None)
             return StepTick(active, {}, self.shift, xi, None, False, None)
         if self.swing is None:  # weight shift: the CoM reference over the stance sole's centre, then lift-off
             centre = sole_centre(placements[step.stance], self.rectangles[step.stance])
@@ -142,8 +157,7 @@ class Stepping:
             return StepTick(active, {}, shift, xi, step.target, False, (step.stance,))
         self.elapsed += dt
         clearance = placements[step.swing].translation[2] - placements[step.stance].translation[2]
-        touching = (self.elapsed >= CONTACT_AFTER * step.duration and clearance < TOUCHDOWN_CLEARANCE
-                    and (step.swing in active or self.elapsed >= step.duration))
+        touching = self.elapsed >= TOUCHDOWN_AFTER * step.duration and clearance < TOUCHDOWN_CLEARANCE
         if touching or self.elapsed >= step.duration + LANDING_TIME:
             self._land(placements)
             return StepTick(active, {}, self.shift, xi, None, True, None)

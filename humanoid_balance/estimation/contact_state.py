@@ -97,15 +97,20 @@ class ContactEstimator:
         self.support = (SupportLoad(robot, imu_frame, SUPPORT_CUTOFF, sample_rate) if mode == ACTUATOR_FORCES
                         else None)
         self.airborne = False  # the support's share was 0 at the last update
+        self.not_lifted = np.zeros(len(self.soles), dtype=bool)
+        self.lifted = self.not_lifted  # the feet the controller had lifted at the last update
 
     def configuration(self, joint_positions, base_position, base_quaternion_xyzw):
         """Pinocchio configuration from the base pose and every joint (``robot.joint_names`` order)."""
         return np.concatenate([base_position, base_quaternion_xyzw, joint_positions])
 
-    def update(self, q, actuator_efforts=None, sensor_wrenches=None, time=None, specific_force=None):
+    def update(self, q, actuator_efforts=None, sensor_wrenches=None, time=None, specific_force=None, lifted=None):
         """One estimate at configuration ``q``.
 
         Args:
+            lifted: per foot, whether the controller has lifted it for a step (None: none): such a foot is aerial
+                and, from actuator forces, carries no wrench (the other feet carry the weight); its wrench and the
+                others' start over from their new values when it is lifted and when it is put down.
             specific_force: ``actuator_forces`` mode, with ``time``: the accelerometer's reading in its own frame
                 [m/s²], from which the share of the weight the supports carry follows (0 in the air: no
                 contact); None: the robot is taken as supported.
@@ -116,6 +121,7 @@ class ContactEstimator:
                 (e.g. the topic went silent).
         """
         model, data = self.model, self.data
+        lifted = self.not_lifted if lifted is None else np.asarray(lifted, dtype=bool)
         if self.mode == ACTUATOR_FORCES:
             self.quasi_static.chain.linearize(q, kinematics=True)  # its J_m follows (eq. 66b)
         else:
@@ -127,7 +133,8 @@ class ContactEstimator:
             if specific_force is not None and time is not None:
                 self.support.update(data, np.asarray(specific_force, dtype=float), time)
             support = self.support.fraction()
-            samples = self.quasi_static.estimate(q, actuator_efforts, J_c, support, gravity)  # (feet, 6)
+            samples = self.quasi_static.estimate(q, actuator_efforts, J_c, support, gravity,
+                                                 ~lifted if lifted.any() else None)  # (feet, 6)
             known = self.all_known
             # at lift-off and touchdown the wrenches start over from their new value, without the low-pass's lag
             airborne = support == 0.0
@@ -140,20 +147,22 @@ class ContactEstimator:
                    for placement, sensor, reading in zip(sole_placements, sensors, sensor_wrenches)]
             known = np.array([wrench is not None for wrench in raw])
             samples = np.array([np.zeros(6) if wrench is None else wrench for wrench in raw])
+        restart_all |= bool((lifted != self.lifted).any())
+        self.lifted = lifted
         entering = known & ~self.known
         restart = np.repeat(entering, 6) | restart_all if restart_all or entering.any() else None
         filtered = self.lowpass.update(samples.reshape(-1), restart=restart, time=time).reshape(-1, 6)
         self.known = known
 
         feet, total = [], None
-        for foot_known, wrench, placement, rectangle, phase in zip(known, filtered, sole_placements,
-                                                                   self.rectangles, self.phases):
+        for foot_known, wrench, placement, rectangle, phase, foot_lifted in zip(known, filtered, sole_placements,
+                                                                                self.rectangles, self.phases, lifted):
             if not foot_known:
                 phase.update(None)
                 feet.append(FootContact(None, None, UNKNOWN, placement, rectangle))
                 continue
-            feet.append(FootContact(wrench, center_of_pressure(wrench, self.min_cop_force), phase.update(wrench[2]),
-                                    placement, rectangle))
+            feet.append(FootContact(wrench, center_of_pressure(wrench, self.min_cop_force),
+                                    phase.update(wrench[2], foot_lifted), placement, rectangle))
             world = placement.act(pin.Force(wrench))
             total = world if total is None else total + world
         if total is None:

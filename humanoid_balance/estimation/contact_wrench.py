@@ -55,9 +55,13 @@ class ContactHysteresis:
         self.on, self.off = on, off
         self.state = UNKNOWN
 
-    def update(self, normal_force):
+    def update(self, normal_force, lifted=False):
+        """The phase after a reading of ``normal_force`` [N] (None: unknown); ``lifted``: the controller has lifted the
+        foot (a step's swing), which is aerial whatever the force the swing leg's dynamics put on its reading."""
         if normal_force is None:
             self.state = UNKNOWN
+        elif lifted:
+            self.state = AERIAL
         elif normal_force > self.on:
             self.state = CONTACT
         elif normal_force < self.off or self.state == UNKNOWN:  # in the band, a new foot starts aerial

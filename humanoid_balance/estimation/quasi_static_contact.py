@@ -30,9 +30,8 @@ class QuasiStaticContactEstimator:
         self.chain = ClosedChain(robot)
         self.sole_ids = [robot.frame_id(name) for name in soles]
         # per sole, the motions its contact constrains (model.soles.wrench_basis): its wrench is Sᵀ y
-        bases = [wrench_basis(twists) for twists in (free_twists or [()] * len(self.sole_ids))]
-        self.basis = scipy.linalg.block_diag(*bases)  # (Σ rows, 6·feet)
-        self.holds_every_motion = all(len(S) == 6 for S in bases)
+        self.bases = [wrench_basis(twists) for twists in (free_twists or [()] * len(self.sole_ids))]
+        self.selections = {}  # feet carrying → the rows of their J_c and their block-diagonal wrench basis
         self.force_per_torque = np.ones(len(robot.actuated_names))  # τ̄ = factor · τ_m (eq. 47), 1 if direct
         if efforts_are_motor_torques:
             for i, name in enumerate(robot.actuated_names):
@@ -46,17 +45,35 @@ class QuasiStaticContactEstimator:
         self.chain.linearize(q, kinematics=True)  # the pass the statics' J_m needs anyway (eq. 66b)
         return np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
 
-    def estimate(self, q, actuator_efforts, J_c=None, support=1.0, gravity=None):
+    def estimate(self, q, actuator_efforts, J_c=None, support=1.0, gravity=None, carrying=None):
         """Sole wrenches (feet, 6) [N, N·m] from efforts in ``robot.actuated_names`` order at configuration ``q``
         (``J_c``, ``gravity``: the stacked sole Jacobians and g(q) when the caller has them; ``support``: the share
-        of the weight on the supports, estimation/support_load.py, 0 in the air)."""
+        of the weight on the supports, estimation/support_load.py, 0 in the air; ``carrying``: per foot, whether it
+        may carry a wrench — a foot the controller lifted carries none, and the others the whole weight — None:
+        every one)."""
         tau = np.asarray(actuator_efforts, dtype=float) * self.force_per_torque
         J_c = self.contact_jacobian(q) if J_c is None else J_c
-        if self.holds_every_motion:
-            F = contact_forces_from_actuator_efforts(self.chain, q, J_c, tau, include_base=True, support=support,
+        feet = tuple(range(len(self.sole_ids))) if carrying is None else tuple(np.flatnonzero(carrying))
+        F = np.zeros((len(self.sole_ids), 6))
+        if not feet:
+            return F
+        rows, basis = self._selection(feet)
+        J_c = J_c[rows] if rows is not None else J_c
+        if basis is None:
+            y = contact_forces_from_actuator_efforts(self.chain, q, J_c, tau, include_base=True, support=support,
                                                      gravity=gravity)
         else:  # the constrained motions' Jacobian S J_c gives y, F = Sᵀ y
-            F = self.basis.T @ contact_forces_from_actuator_efforts(self.chain, q, self.basis @ J_c, tau,
-                                                                     include_base=True, support=support,
-                                                                     gravity=gravity)
-        return F.reshape(len(self.sole_ids), 6)
+            y = basis.T @ contact_forces_from_actuator_efforts(self.chain, q, basis @ J_c, tau, include_base=True,
+                                                               support=support, gravity=gravity)
+        F[list(feet)] = y.reshape(len(feet), 6)
+        return F
+
+    def _selection(self, feet):
+        """The rows of the stacked J_c (None: all) and the wrench basis (None: every motion held) of ``feet``."""
+        if feet not in self.selections:
+            rows = None if len(feet) == len(self.sole_ids) else np.concatenate([np.arange(6 * i, 6 * i + 6)
+                                                                                 for i in feet])
+            basis = None if all(len(self.bases[i]) == 6 for i in feet) else \
+                scipy.linalg.block_diag(*(self.bases[i] for i in feet))
+            self.selections[feet] = (rows, basis)
+        return self.selections[feet]

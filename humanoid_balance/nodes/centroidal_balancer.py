@@ -5,8 +5,8 @@
     contact/<foot>/state (Int8), zmp, ───┼─> Balancer.update
     contact/<foot>/wrench (WrenchStamped)│ ─> balance/joint_command (JointState: outputs)
     balance/com_reference (PointStamped) ┤                      balance/com (PointStamped), balance/markers,
-    balance/<limb>/trajectory ───────────┤                      contact/<foot>/desired_wrench, /diagnostics
-    (JointTrajectory, J-busy limbs)      │
+    balance/<limb>/trajectory ───────────┤                      contact/<foot>/desired_wrench,
+    (JointTrajectory, J-busy limbs)      │                      balance/<foot>/lifted (Bool), /diagnostics
     balance/<limb>/pose ─────────────────┤
     (PoseStamped in world_frame, C-busy limbs)
     balance/<foot>/step ─────────────────┘
@@ -16,6 +16,8 @@
 Steps (kinematic and momentum modes, control/stepping.py): a capture point ξ = c + ċ/ω beyond the support polygon
 asks for a recovery step; balance/<foot>/step asks for one where the user wants it, refused with the reason when the
 robot is not standing on both feet, is already stepping or cannot reach it. The markers show ξ and the footstep.
+balance/<foot>/lifted says, when it changes, whether a step has lifted the foot: the contact estimator reads such a
+foot as aerial, whatever load the swing leg's dynamics put on its estimate, until the step puts it down.
 
 Modes (parameter ``mode``): kinematic (Choi–Kim), momentum (Garofalo et al.), viip (Sugihara–Nakamura).
 Balance first: the references are granted as far as the robot stays up (the core's limitations, reported by
@@ -36,7 +38,7 @@ from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from sensor_msgs.msg import JointState
-from std_msgs.msg import ColorRGBA, Int8
+from std_msgs.msg import Bool, ColorRGBA, Int8
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
@@ -195,6 +197,8 @@ class CentroidalBalancerNode(LifecycleNode):
         self.marker_publisher = advertise(self, MarkerArray, "balance/markers", RELIABLE_QOS)
         self.wrench_publishers = [advertise(self, WrenchStamped, f"contact/{foot.name}/desired_wrench",
                                                                   RELIABLE_QOS) for foot in feet]
+        self.lifted_publishers = [advertise(self, Bool, f"balance/{foot.name}/lifted", RELIABLE_QOS) for foot in feet]
+        self.lifted = [False] * len(feet)  # as last published
         self.diagnostics = Diagnostics(self, "balance")
         self.limitations = Limitations(self.guard.log)
         timer(self, 1.0, self.publish_diagnostics)
@@ -357,6 +361,10 @@ class CentroidalBalancerNode(LifecycleNode):
     # -- outputs --------------------------------------------------------------------------------------
     def publish(self, stamp, command, display):
         self.command_publisher.publish(self.commands.fill(stamp, command.position, command.velocity, command.effort))
+        for k, lifted in enumerate(command.lifted):
+            if lifted != self.lifted[k]:
+                self.lifted_publishers[k].publish(Bool(data=lifted))
+                self.lifted[k] = lifted
         if not display:
             return
         if self.com_publisher.wanted():

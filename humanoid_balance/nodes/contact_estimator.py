@@ -3,7 +3,8 @@
     estimated_joint_states (JointState, with efforts) ─┐
     odom (nav_msgs/Odometry) ──────────────────────────┼─> ContactEstimator.update
     <foot>/wrench (WrenchStamped, ft_sensors mode) ────┤
-    imu (sensor_msgs/Imu, actuator_forces mode) ───────┘
+    imu (sensor_msgs/Imu, actuator_forces mode) ───────┤
+    balance/<foot>/lifted (std_msgs/Bool) ─────────────┘
         ─> contact/<foot>/wrench (WrenchStamped, sole frame), contact/<foot>/cop (PointStamped, world),
            contact/<foot>/state (std_msgs/Int8: 1 contact, 0 aerial, −1 unknown), zmp (PointStamped, world),
            support_polygon (PolygonStamped, world), contact/markers (MarkerArray), /diagnostics
@@ -14,6 +15,8 @@ an imu younger than imu_timeout the robot is taken as supported.
 zmp and contact/<foot>/wrench follow every estimate; contact/<foot>/state when it changes and at ``display_rate``;
 the CoPs, the support polygon and the markers, which only people look at, at ``display_rate`` and only while
 something subscribes to them.
+A foot the balancer has lifted for a step (balance/<foot>/lifted) is aerial and, from actuator forces, carries no
+wrench — the swing leg's dynamics would read as load — until the balancer puts it down, or for lift_timeout at most.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
 not adopted; a sustained jump of the source's clock is followed (nodes/stamp_policy.py).
 """
@@ -24,7 +27,7 @@ from rcl_interfaces.msg import FloatingPointRange
 from pinocchio import Quaternion
 from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
-from std_msgs.msg import ColorRGBA, Int8
+from std_msgs.msg import Bool, ColorRGBA, Int8
 from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_balance.estimation.contact_state import ACTUATOR_FORCES, FT_SENSORS, ContactEstimator
@@ -35,7 +38,7 @@ from humanoid_balance.nodes.diagnostics import Diagnostics
 from humanoid_balance.nodes.entry import run
 from humanoid_balance.nodes.input_guard import InputGuard, LatestInput, StampedInput, advertise, subscribe, timer
 from humanoid_balance.nodes.parameters import declare_robot, describe
-from humanoid_balance.nodes.qos import LATEST_QOS, RELIABLE_QOS, SENSOR_QOS
+from humanoid_balance.nodes.qos import CHANGES_QOS, LATEST_QOS, RELIABLE_QOS, SENSOR_QOS
 from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, check_frame, finite,
                                              imu_reading, point_message, unit_quaternion, vector_values)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
@@ -84,6 +87,10 @@ class ContactEstimatorNode(Node):
             "imu_timeout", 0.1, force_range("an imu older than this is not used: the robot is taken as supported "
                                             "[s]")).value
         self.mode = mode
+        lift_timeout = self.declare_parameter(
+            "lift_timeout", 2.0, force_range("a foot balance/<foot>/lifted has lifted is put down after at most [s] "
+                                             "(a balancer gone silent)")).value
+        self.lifted = {foot: LatestInput(self, lift_timeout) for foot in self.feet}
 
         self.joints = JointStateReader("estimated_joint_states", self.robot.joint_names)
         self.actuated = self.robot.actuated_v - self.robot.base_nv  # their places among every joint
@@ -102,6 +109,9 @@ class ContactEstimatorNode(Node):
         self.acceleration = StampedInput(self, self.imu_timeout)  # the imu's linear_acceleration [m/s²]
         if mode == ACTUATOR_FORCES:
             subscribe(self, Imu, "imu", self.on_imu, SENSOR_QOS)
+        for foot in self.feet:
+            subscribe(self, Bool, f"balance/{foot}/lifted",
+                      lambda message, foot=foot: self.lifted[foot].set(message.data), CHANGES_QOS)
         if mode == FT_SENSORS:
             for foot in self.feet:
                 subscribe(self, WrenchStamped, f"{foot}/wrench",
@@ -152,13 +162,14 @@ class ContactEstimatorNode(Node):
         if self.mode == ACTUATOR_FORCES and efforts is None:
             raise RejectedMessage("missing_efforts", "estimated_joint_states: no efforts (actuator_forces mode)")
         q = self.core.configuration(positions, *self.base)
+        lifted = [self.lifted[foot].fresh() is True for foot in self.feet]
         timing.lap()
         if self.mode == ACTUATOR_FORCES:
             result = self.core.update(q, actuator_efforts=efforts[self.actuated], time=time,
-                                      specific_force=self.acceleration.at(time))  # the imu of the same tick
+                                      specific_force=self.acceleration.at(time), lifted=lifted)  # the imu of the tick
         else:
             result = self.core.update(q, sensor_wrenches=[self.sensor[foot].fresh() for foot in self.feet],
-                                      time=time)
+                                      time=time, lifted=lifted)
         self.last = result
         timing.lap()
         self.publish(message.header.stamp, result, self.display.due(time))
@@ -219,6 +230,7 @@ class ContactEstimatorNode(Node):
             values[f"{foot} state"] = STATE_NAMES[contact.state]
             values[f"{foot} normal force [N]"] = float("nan") if contact.wrench is None else float(contact.wrench[2])
             values[f"{foot} CoP inside sole"] = contact.cop_inside()
+            values[f"{foot} lifted by the balancer"] = self.lifted[foot].fresh() is True
         values["total normal force [N]"] = self.last.normal_force
         problems = []
         if self.mode == FT_SENSORS:
