@@ -7,9 +7,12 @@ import pinocchio as pin
 import pytest
 from scipy.integrate import solve_ivp
 
+from humanoid_balance.control.balance_controller import BalancerConfig, Foot
 from humanoid_balance.control.capture_point import (StepRegion, SwingTrajectory, capture_point, capture_point_after,
-                                                    plan_step)
+                                                    plan_step, sole_corners)
+from humanoid_balance.control.stepping import Stepping
 from humanoid_balance.model.soles import SoleRectangle
+from humanoid_balance.model.support_polygon import SupportPolygon
 
 HEIGHT, GRAVITY = 0.9, 9.81
 OMEGA = math.sqrt(GRAVITY / HEIGHT)
@@ -78,3 +81,47 @@ def test_the_swing_trajectory_is_smooth_lifts_and_lands_on_its_target():
     end, end_twist = swing.at(0.4)
     assert end.isApprox(target) and np.allclose(end_twist, 0.0) and np.allclose(swing.at(0.0)[1], 0.0)
     assert swing.at(0.2)[0].translation[2] == pytest.approx(0.005 + 0.05)
+
+
+def recovery_stepping():
+    """A Stepping on FEET that steps as soon as ξ leaves their support polygon, lifted by a sideways CoM velocity."""
+    config = BalancerConfig(feet=(Foot("left", "l", ()), Foot("right", "r", ())), stepping=True)
+    stepping = Stepping(config.feet, [SOLE, SOLE], config, REGION)
+    polygon = SupportPolygon.of_points(np.vstack([sole_corners(foot, SOLE) for foot in FEET]))
+    com = np.array([0.0, 0.0, HEIGHT])
+    stepping.update(0.01, com, [0.0, 0.6, 0.0], OMEGA, FEET, (0, 1), polygon, com)  # ξ 0.19 m out: the left foot
+    assert stepping.phase == "swing" and stepping.step.swing == 0
+    return stepping, com
+
+
+def test_a_recovery_step_follows_the_capture_point_where_the_pendulum_takes_it():
+    """Step adjustment: ξ having moved since lift-off (a push goes on, the ankle acts), the swing sole's centre goes where the LIPM,
+    integrated by scipy with the ZMP held at the stance sole's point nearest ξ, puts ξ at touchdown, on the floor
+    the foot left."""
+    stepping, com = recovery_stepping()
+    velocity = np.array([0.05, 0.5])
+    lifted = [pin.SE3(np.eye(3), FEET[0].translation + [0.0, 0.0, 0.02]), FEET[1]]
+    tick = stepping.update(0.1, com, np.r_[velocity, 0.0], OMEGA, lifted, (1,), None, com)
+    remaining = stepping.step.duration - stepping.elapsed
+    zmp = SupportPolygon.of_points(sole_corners(FEET[1], SOLE)).nearest(capture_point(com, velocity, OMEGA))
+    c, v = pendulum(com[:2], velocity, zmp, remaining)
+    centre = tick.target.act(np.array([*SOLE.centre()[:2], 0.0]))
+    np.testing.assert_allclose(centre[:2], c + v / OMEGA, atol=1e-6)
+    assert tick.target.translation[2] == pytest.approx(FEET[0].translation[2])
+    assert stepping.swing.target == tick.target
+
+
+def test_a_swing_sole_lands_on_the_floor_not_on_a_stance_sole_that_tilts():
+    """The stance sole pitched 10° about its toe (its origin 2.4 cm up), the swing sole as high above the floor late in
+    the swing: no touchdown; 1 mm above it: landed, both feet carrying the robot."""
+    stepping, com = recovery_stepping()
+    toe = np.array([SOLE.x_max, 0.0, 0.0])
+    tilt = pin.SE3(pin.rpy.rpyToMatrix(0.0, np.radians(10.0), 0.0), np.zeros(3))
+    stance = FEET[1] * pin.SE3(np.eye(3), toe) * tilt * pin.SE3(np.eye(3), -toe)
+    assert stance.translation[2] > 0.02
+    for height, phase in ((0.024, "swing"), (0.001, "standing")):
+        sole = pin.SE3(np.eye(3), stepping.step.target.translation + [0.0, 0.0, height])
+        stepping.update(0.1, com, np.zeros(3), OMEGA, [sole, stance], (1,), None, com)
+        assert stepping.phase == phase, height
+    assert stepping.taken == 1 and stepping.update(0.01, com, np.zeros(3), OMEGA, [sole, stance], (1,), None,
+                                                   com).active == (0, 1)

@@ -5,18 +5,20 @@ A step asked for (:meth:`Stepping.request`, standing on both feet, its target wi
 the other foot) first puts the CoM reference over the stance sole's centre (the governor moves it there at its
 speed and acceleration limits, the CoM kept over the stance sole only); once the CoM is within SHIFTED of it and
 slower than SETTLED, the foot lifts. A recovery step (``stepping``: standing on both feet, the capture point
-ξ = c + ċ/ω beyond the support polygon's edge by more than ``step_trigger``) lifts at once. The swing foot then
-leaves the balance's contacts (the support section and the wrench distribution are the stance foot's; the contact
-estimator's phase follows when the load has gone) and follows a :class:`~humanoid_balance.control.capture_point.
-SwingTrajectory` as a C-busy section (Choi–Kim eqs. 14–20), its pose error fed back at ``swing_gain``. Past the
-trajectory's end the sole goes on down at LANDING_SPEED until it touches: in the swing's second half, within
-TOUCHDOWN_CLEARANCE of the stance sole's height — the ground stops a sole there, early or late; a lifted foot reads
-aerial (the contact estimator is told, balance/<foot>/lifted), so its load cannot tell —, or LANDING_TIME has
-passed. Then both feet carry the robot again: the foot put down counts as in contact until the contact estimator reads
-its load (LOADING_TIME at most), its sole pressed down at PRESS_SPEED meanwhile (PRESS_DEPTH at most) — a sole the
-kinematics put on the ground may hover a millimetre above it, or touch without load, and a load the position drives
-do not make never comes —, the CoM reference moves with the feet's midpoint and its approach starts from the measured CoM. A capture
-point still outside asks for the next recovery step, up to ``max_steps`` in a row. Units: SI.
+ξ = c + ċ/ω beyond the support polygon's edge by more than ``step_trigger``) lifts at once, and its landing point
+follows ξ through the swing (step adjustment: re-planned every tick for the time left, as the DCM step adaptation of
+Englsberger et al. and IHMC's ICP control do). The swing foot leaves the balance's contacts (the support section and
+the wrench distribution are the stance foot's; the contact estimator is told, balance/<foot>/lifted, and reads it
+aerial) and follows a :class:`~humanoid_balance.control.capture_point.SwingTrajectory` as a C-busy section (Choi–Kim
+eqs. 14–20), its pose error fed back at ``swing_gain``. Past the trajectory's end the sole goes on down at
+LANDING_SPEED until it touches: in the swing's second half, its lowest corner within TOUCHDOWN_CLEARANCE of the floor
+it left (not of the stance sole, which may tilt) — a lifted foot reads aerial, so its load cannot tell —, or
+LANDING_TIME has passed. Then both feet carry the robot again: the foot put down counts as in contact until the
+contact estimator reads its load (LOADING_TIME at most), its sole pressed down at PRESS_SPEED meanwhile (PRESS_DEPTH
+at most) — a sole the kinematics put on the ground may hover a millimetre above it, or touch without load, and a
+load the position drives do not make never comes —, the CoM reference moves with the feet's midpoint and its
+approach starts from the measured CoM. A capture point still outside asks for the next recovery step, up to
+``max_steps`` in a row. Units: SI.
 """
 from typing import NamedTuple, Optional
 
@@ -156,17 +158,25 @@ class Stepping:
                 self._lift(step, placements)
             return StepTick(active, {}, shift, xi, step.target, False, (step.stance,))
         self.elapsed += dt
-        clearance = placements[step.swing].translation[2] - placements[step.stance].translation[2]
+        sole = placements[step.swing]  # its lowest corner above the floor it left (the stance sole may tilt)
+        clearance = float((self.rectangles[step.swing].corners() @ sole.rotation[2] + sole.translation[2]).min()
+                          - self.swing.start.translation[2])
         touching = self.elapsed >= TOUCHDOWN_AFTER * step.duration and clearance < TOUCHDOWN_CLEARANCE
         if touching or self.elapsed >= step.duration + LANDING_TIME:
             self._land(placements)
             return StepTick(active, {}, self.shift, xi, None, True, None)
+        if self.recovery and self.elapsed < step.duration:  # where ξ will be at touchdown, as it goes now
+            replanned = plan_step(xi, placements, self.rectangles, omega, step.duration - self.elapsed, self.region,
+                                  step.swing)
+            target = pin.SE3(replanned.target.rotation, np.r_[replanned.target.translation[:2],
+                                                                step.target.translation[2]])  # on the floor it left
+            step = self.step = replanned._replace(target=target, duration=step.duration)
+            self.swing.target = target
         desired, twist = self.swing.at(self.elapsed)
         if self.elapsed > step.duration:  # on down until it touches
             desired = pin.SE3(desired.rotation, desired.translation - [0.0, 0.0, LANDING_SPEED *
                                                                        (self.elapsed - step.duration)])
             twist = twist - [0.0, 0.0, LANDING_SPEED, 0.0, 0.0, 0.0]
-        sole = placements[step.swing]
         feedback = np.r_[desired.translation - sole.translation, pin.log3(desired.rotation @ sole.rotation.T)]
         twist = twist + self.config.swing_gain * feedback
         shift = self.shift if self.recovery else \
