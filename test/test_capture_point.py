@@ -100,7 +100,7 @@ def test_a_recovery_step_follows_the_capture_point_where_the_pendulum_takes_it()
     the foot left."""
     stepping, com = recovery_stepping()
     velocity = np.array([0.05, 0.5])
-    lifted = [pin.SE3(np.eye(3), FEET[0].translation + [0.0, 0.0, 0.02]), FEET[1]]
+    lifted = [stepping.swing.at(stepping.elapsed + 0.1)[0], FEET[1]]  # the sole on its way
     tick = stepping.update(0.1, com, np.r_[velocity, 0.0], OMEGA, lifted, (1,), None, com)
     remaining = stepping.step.duration - stepping.elapsed
     zmp = SupportPolygon.of_points(sole_corners(FEET[1], SOLE)).nearest(capture_point(com, velocity, OMEGA))

@@ -16,8 +16,8 @@ LANDED = 0.01                      # [m] where it lands, from where it was asked
 ASK_AT, WATCH = 1.0, 5.0           # [s] of simulated time
 
 
-def step_and_watch(robot, mode):
-    loop = ClosedLoop(robot_config(robot), mode=mode, impedance=mode == "momentum")
+def step_and_watch(robot, mode, period=0.002):
+    loop = ClosedLoop(robot_config(robot), mode=mode, impedance=mode == "momentum", period=period)
     while loop.sim.time < ASK_AT:
         sample = loop.tick()
     start_soles, foot = sample.soles.copy(), loop.config.feet[0]
@@ -40,9 +40,22 @@ def test_a_step_asked_for_lands_where_asked_and_the_robot_stands_on_both_feet(ro
     assert np.linalg.norm(landed) < LANDED, f"the sole landed {landed * 1e3} mm from where it was asked"
     assert np.linalg.norm(sample.soles[1, :2] - start_soles[1, :2]) < LANDED  # the stance foot did not slide
     assert loop.balancer.stepping.taken == 1 and loop.balancer.stepping.phase == "standing"
+    assert loop.balancer.stepping.cut_short == 0
     assert loop.contacts == (True, True)
     midpoint = (sample.soles[0, :2] + sample.soles[1, :2]) / 2
     assert np.linalg.norm(truth.com[:2] - midpoint) < 0.05  # on its way to the new midpoint, at 5 cm/s
+
+
+def test_a_step_the_swing_leg_cannot_follow_is_cut_short_and_the_robot_stands():
+    """kangaroo_like in kinematic mode at 100 Hz: with its weight on the right foot its pelvis rolls, and the left hip's
+    outer actuator reaches its stroke before the sole is 15 cm ahead. The foot is put down where the leg stopped, the
+    step counted as cut short in the status, and the robot stands on both feet."""
+    loop, sample, start_soles, target = step_and_watch("kangaroo_like", "kinematic", period=0.01)
+    stepping = loop.balancer.stepping
+    assert stepping.taken == 1 and stepping.cut_short == 1 and stepping.phase == "standing"
+    assert loop.signals.command.status["steps cut short (the swing leg could not follow)"] == 1
+    assert np.linalg.norm(sample.soles[0, :2] - (start_soles[0, :2] + STEP[:2])) > 0.05  # short of the target
+    assert loop.contacts == (True, True)
 
 
 def test_steps_the_robot_cannot_take_are_refused_with_the_reason():

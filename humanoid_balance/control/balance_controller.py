@@ -375,7 +375,9 @@ class BalanceController:
                   "CoM height out of reach [m]": max(0.0, float(state.com_reference[2] - granted.target[2])),
                   "limb time scale": self.clock.scale,
                   "step phase": "n/a" if self.stepping is None else self.stepping.phase,
-                  "steps taken": 0 if self.stepping is None else self.stepping.taken}
+                  "steps taken": 0 if self.stepping is None else self.stepping.taken,
+                  "steps cut short (the swing leg could not follow)": 0 if self.stepping is None else
+                  self.stepping.cut_short}
         return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status,
                             granted.limitations + pose_limitations + rate_limitations, granted.position,
                             step.capture_point, step.target,

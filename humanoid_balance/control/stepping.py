@@ -18,7 +18,9 @@ contact estimator reads its load (LOADING_TIME at most), its sole pressed down a
 at most) — a sole the kinematics put on the ground may hover a millimetre above it, or touch without load, and a
 load the position drives do not make never comes —, the CoM reference moves with the feet's midpoint and its
 approach starts from the measured CoM. A capture point still outside asks for the next recovery step, up to
-``max_steps`` in a row. Units: SI.
+``max_steps`` in a row. A swing leg that stops following its trajectory (its joints or actuators at their limits:
+the sole SWING_TOLERANCE from where it should be) puts its foot straight down where it is, the step cut short and
+counted. Units: SI.
 """
 from typing import NamedTuple, Optional
 
@@ -38,6 +40,8 @@ LOADING_TIME = 2.0     # [s] a foot put down counts as in contact until the cont
 PRESS_SPEED, PRESS_DEPTH = 0.02, 0.01  # [m/s, m] meanwhile its sole is pressed down, this far at most
 STEP_REACH = 0.4       # of the legs' length: how far ahead, behind and outwards a recovery step goes
 INWARD_FRACTION = 0.8  # of the standing width: the nearest a swing sole lands to the stance sole
+SWING_TOLERANCE = 0.05  # [m] a swing sole this far from its trajectory (a leg at its limits) is put down where it is
+PUT_DOWN_TIME = 0.2    # [s] ... in this time
 SHIFTED = 0.015        # [m] a commanded step lifts its foot once the CoM is this close over the stance sole's centre
 SETTLED = 0.1          # [m/s] ... and slower than this
 
@@ -79,6 +83,8 @@ class Stepping:
         self.elapsed = 0.0        # since lift-off [s]
         self.in_a_row = 0         # recovery steps since the robot last stood
         self.taken = 0            # steps taken since the start
+        self.cut_short = 0        # of them, put down where the swing leg stopped following (SWING_TOLERANCE)
+        self.floor = 0.0          # height of the floor the swing foot left [m]
         self.shift = np.zeros(3)  # the CoM reference's displacement with the feet [m]
         self.requested = None     # (swing foot, target) asked for (request), begun at the next tick on both feet
         self.recovery = False     # whether the step under way is a recovery step (no weight shift before it)
@@ -160,7 +166,7 @@ class Stepping:
         self.elapsed += dt
         sole = placements[step.swing]  # its lowest corner above the floor it left (the stance sole may tilt)
         clearance = float((self.rectangles[step.swing].corners() @ sole.rotation[2] + sole.translation[2]).min()
-                          - self.swing.start.translation[2])
+                          - self.floor)
         touching = self.elapsed >= TOUCHDOWN_AFTER * step.duration and clearance < TOUCHDOWN_CLEARANCE
         if touching or self.elapsed >= step.duration + LANDING_TIME:
             self._land(placements)
@@ -169,10 +175,13 @@ class Stepping:
             replanned = plan_step(xi, placements, self.rectangles, omega, step.duration - self.elapsed, self.region,
                                   step.swing)
             target = pin.SE3(replanned.target.rotation, np.r_[replanned.target.translation[:2],
-                                                                step.target.translation[2]])  # on the floor it left
+                                                                self.floor])  # on the floor it left
             step = self.step = replanned._replace(target=target, duration=step.duration)
             self.swing.target = target
         desired, twist = self.swing.at(self.elapsed)
+        if self.swing.height > 0.0 and np.linalg.norm(desired.translation[:2] - sole.translation[:2]) > SWING_TOLERANCE:
+            step = self._put_down(sole)  # the leg cannot follow: down where it is
+            desired, twist = self.swing.at(self.elapsed)
         if self.elapsed > step.duration:  # on down until it touches
             desired = pin.SE3(desired.rotation, desired.translation - [0.0, 0.0, LANDING_SPEED *
                                                                        (self.elapsed - step.duration)])
@@ -190,7 +199,17 @@ class Stepping:
 
     def _lift(self, step, placements):
         self.step, self.elapsed = step, 0.0
+        self.floor = placements[step.swing].translation[2]
         self.swing = SwingTrajectory(placements[step.swing], step.target, step.duration, self.config.step_height)
+
+    def _put_down(self, sole):
+        """Cut the step short: the swing sole (pin.SE3) straight down onto the floor in PUT_DOWN_TIME; the Step."""
+        target = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, heading(sole.rotation)), np.r_[sole.translation[:2],
+                                                                                      self.floor])
+        self.step, self.elapsed, self.recovery = self.step._replace(target=target, duration=PUT_DOWN_TIME), 0.0, False
+        self.swing = SwingTrajectory(sole, target, PUT_DOWN_TIME, 0.0)
+        self.cut_short += 1
+        return self.step
 
     def _land(self, placements):
         """Both feet carry the robot: the CoM reference moves with their midpoint."""
