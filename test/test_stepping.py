@@ -58,6 +58,24 @@ def test_a_step_the_swing_leg_cannot_follow_is_cut_short_and_the_robot_stands():
     assert loop.contacts == (True, True)
 
 
+@pytest.mark.parametrize("stepping", [False, True])
+def test_a_lateral_push_the_feet_cannot_hold_is_caught_by_a_step(stepping):
+    """kangaroo_like in kinematic mode, pushed sideways by 20 N·s (0.37 m/s) at the pelvis: on its feet alone it
+    tips onto the pushed side's foot and falls; with recovery steps the foot the push lifted steps where the capture
+    point goes, and the robot stands on both feet again with at most two steps (swaying: it is still only about 5 s
+    after the push)."""
+    loop = ClosedLoop(robot_config("kangaroo_like"), mode="kinematic", stepping=stepping)
+    while loop.sim.time < 1.0:
+        loop.tick()
+    loop.push([0.0, 20.0 / 0.1, 0.0], 0.1)
+    fell = False
+    while loop.sim.time < 4.5 and not fell:
+        fell = loop.fallen(loop.tick())
+    assert fell != stepping, f"{'with' if stepping else 'without'} steps: {'fell' if fell else 'stood'}"
+    if stepping:
+        assert 1 <= loop.balancer.stepping.taken <= 2 and loop.contacts == (True, True)
+
+
 def test_steps_the_robot_cannot_take_are_refused_with_the_reason():
     loop = ClosedLoop(robot_config("mahru"), mode="kinematic")
     with pytest.raises(Refused, match="not standing yet"):

@@ -32,10 +32,11 @@ EXPERIMENTS = {  # name → module, in the issue's order
     "nodes_push": "push_through_nodes",
     "soak": "soak",
     "robustness": "robustness",
+    "step": "recovery_steps",
 }
 
 
-RECORDED = ("push", "dance", "jump", "wrench", "cores", "nodes_push")
+RECORDED = ("push", "dance", "jump", "wrench", "cores", "nodes_push", "step")
 """The experiments whose simulated runs ``record`` records: the closed loop's (as the nodes' messages) and the
 runs through the nodes (every topic of the graph)."""
 

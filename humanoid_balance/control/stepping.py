@@ -5,7 +5,8 @@ A step asked for (:meth:`Stepping.request`, standing on both feet, its target wi
 the other foot) first puts the CoM reference over the stance sole's centre (the governor moves it there at its
 speed and acceleration limits, the CoM kept over the stance sole only); once the CoM is within SHIFTED of it and
 slower than SETTLED, the foot lifts. A recovery step (``stepping``: standing on both feet, the capture point
-ξ = c + ċ/ω beyond the support polygon's edge by more than ``step_trigger``) lifts at once, and its landing point
+ξ = c + ċ/ω beyond the support polygon's edge by more than ``step_trigger``; or a push has tipped the robot onto
+one foot, the other TIPPED_CLEARANCE up without the balance having lifted it) lifts at once, and its landing point
 follows ξ through the swing (step adjustment: re-planned every tick for the time left, as the DCM step adaptation of
 Englsberger et al. and IHMC's ICP control do). The swing foot leaves the balance's contacts (the support section and
 the wrench distribution are the stance foot's; the contact estimator is told, balance/<foot>/lifted, and reads it
@@ -40,6 +41,7 @@ LOADING_TIME = 2.0     # [s] a foot put down counts as in contact until the cont
 PRESS_SPEED, PRESS_DEPTH = 0.02, 0.01  # [m/s, m] meanwhile its sole is pressed down, this far at most
 STEP_REACH = 0.4       # of the legs' length: how far ahead, behind and outwards a recovery step goes
 INWARD_FRACTION = 0.8  # of the standing width: the nearest a swing sole lands to the stance sole
+TIPPED_CLEARANCE = 0.01  # [m] a sole the balance did not lift this high above the other: the robot has tipped onto one
 SWING_TOLERANCE = 0.05  # [m] a swing sole this far from its trajectory (a leg at its limits) is put down where it is
 PUT_DOWN_TIME = 0.2    # [s] ... in this time
 SHIFTED = 0.015        # [m] a commanded step lifts its foot once the CoM is this close over the stance sole's centre
@@ -84,7 +86,7 @@ class Stepping:
         self.in_a_row = 0         # recovery steps since the robot last stood
         self.taken = 0            # steps taken since the start
         self.cut_short = 0        # of them, put down where the swing leg stopped following (SWING_TOLERANCE)
-        self.floor = 0.0          # height of the floor the swing foot left [m]
+        self.floor = 0.0          # height of the floor the swing foot left: the stance sole's lowest corner [m]
         self.shift = np.zeros(3)  # the CoM reference's displacement with the feet [m]
         self.requested = None     # (swing foot, target) asked for (request), begun at the next tick on both feet
         self.recovery = False     # whether the step under way is a recovery step (no weight shift before it)
@@ -146,6 +148,14 @@ class Stepping:
                 self.in_a_row += 1
             elif polygon is not None and polygon.depth(xi) >= 0.0:
                 self.in_a_row = 0
+        elif (self.step is None and self.landed is None and self.config.stepping and len(self.names) == 2
+              and len(active) == 1 and self.in_a_row < self.config.max_steps
+              and self._lowest(placements, 1 - active[0]) - self._lowest(placements, active[0]) > TIPPED_CLEARANCE):
+            # a push has tipped the robot onto one foot: the other, in the air already, steps where ξ goes
+            self._lift(plan_step(xi, placements, self.rectangles, omega, self.config.step_duration, self.region,
+                                 1 - active[0]), placements)
+            self.recovery = True
+            self.in_a_row += 1
         step = self.step
         if step is None:
             if self.landed is not None:  # put down: it carries the robot before the contact estimator says so
@@ -164,9 +174,8 @@ class Stepping:
                 self._lift(step, placements)
             return StepTick(active, {}, shift, xi, step.target, False, (step.stance,))
         self.elapsed += dt
-        sole = placements[step.swing]  # its lowest corner above the floor it left (the stance sole may tilt)
-        clearance = float((self.rectangles[step.swing].corners() @ sole.rotation[2] + sole.translation[2]).min()
-                          - self.floor)
+        sole = placements[step.swing]
+        clearance = self._lowest(placements, step.swing) - self.floor  # not above the stance sole, which may tilt
         touching = self.elapsed >= TOUCHDOWN_AFTER * step.duration and clearance < TOUCHDOWN_CLEARANCE
         if touching or self.elapsed >= step.duration + LANDING_TIME:
             self._land(placements)
@@ -199,8 +208,13 @@ class Stepping:
 
     def _lift(self, step, placements):
         self.step, self.elapsed = step, 0.0
-        self.floor = placements[step.swing].translation[2]
+        self.floor = self._lowest(placements, step.stance)
         self.swing = SwingTrajectory(placements[step.swing], step.target, step.duration, self.config.step_height)
+
+    def _lowest(self, placements, foot):
+        """The height of the lowest corner of ``foot``'s sole [m]."""
+        placement = placements[foot]
+        return float((self.rectangles[foot].corners() @ placement.rotation[2]).min() + placement.translation[2])
 
     def _put_down(self, sole):
         """Cut the step short: the swing sole (pin.SE3) straight down onto the floor in PUT_DOWN_TIME; the Step."""

@@ -18,6 +18,7 @@ __all__ = ["Recording", "metrics", "recovery", "jump_figures", "dance_figures", 
 
 FALL_DROP = 0.10        # the base more than this below its standing height: fallen [m]
 SETTLED_WITHIN = 0.005  # a push is recovered once the CoM stays this close to where it stood [m]
+STILL_SPEED, STILL_INTERVAL = 0.02, 0.05  # standing still: the CoM slower than this [m/s], measured over this [s]
 
 
 class Recording:
@@ -55,6 +56,28 @@ def recovery(com, push_time, end, baseline):
     return float(distance.max()), settle
 
 
+def standing_still(com, push_time, end):
+    """The time after a push [s] from which the CoM's horizontal speed stays below STILL_SPEED until ``end`` (inf: it
+    does not), wherever it stands — after a step, away from where it stood."""
+    after = _window(com, push_time, end)
+    if len(after) > 1:  # the speed over STILL_INTERVAL, not the plant's jitter from one tick to the next
+        after = after[::max(1, round(STILL_INTERVAL / float(np.median(np.diff(after[:, 0])))))]
+    if len(after) < 2:
+        return float("nan")
+    speed = np.linalg.norm(np.diff(after[:, 1:3], axis=0), axis=1) / np.maximum(np.diff(after[:, 0]), 1e-9)
+    moving = np.flatnonzero(speed >= STILL_SPEED)
+    if not len(moving):
+        return 0.0
+    return float("inf") if moving[-1] == len(speed) - 1 else float(after[moving[-1] + 1, 0] - push_time)
+
+
+def lift_offs(forces, start, end):
+    """How many times a sole left the floor within [start, end): its normal force going from load to none (the
+    plant's ground truth: a step, or a foot the push lifted)."""
+    window = _window(forces, start, end)[:, 1:] > 0.0
+    return int(np.count_nonzero(window[:-1] & ~window[1:]))
+
+
 def jump_figures(com, forces, start, end, standing):
     """One jump between its request at ``start`` and ``end`` [s], from the ground-truth COG rows (t, x, y, z) and
     sole normal forces (t, f...): whether the soles left the floor, the apex above the ``standing`` COG height, and
@@ -87,6 +110,10 @@ def metrics(recording, scenario, wall_time, push_duration):
         pushes.append({"label": push.label, "time [s]": push.time, "impulse [N·s]": impulse,
                        "CoM peak excursion [m]": peak, "settling time to 5 mm [s]": settle})
     forces, ends = recording.series("foot_forces"), list(scenario.jumps[1:]) + [scenario.duration]
+    for push in pushes:
+        end = next(e for s, e, _ in phases if s == push["time [s]"])
+        push["standing still after [s]"] = standing_still(com, push["time [s]"], end)
+        push["feet lifted"] = lift_offs(forces, push["time [s]"], end)
     jumps = [jump_figures(com, forces, start, end, float(_window(com, start - 0.3, start)[:, 3].mean()))
              for start, end in zip(scenario.jumps, ends)]
     nodes = {name: {"level": level, "message": message} for name, (level, message) in

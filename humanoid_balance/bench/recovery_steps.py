@@ -1,0 +1,89 @@
+"""Experiment 12: recovery steps (issue 40; Pratt et al.'s capture point, Englsberger et al.'s DCM).
+
+The demo's closed loop (the plant in lockstep, the four nodes in one process) on the robot standing still; one push of
+0.1 s on the pelvis, laterally, forwards or backwards, then WATCHED seconds. The largest impulse recovered is found by
+bisection, with the balancer's recovery steps (``stepping: true``) and without them, in the same run. Recovered: no
+fall, the CoM standing still (slower than the report's STILL_SPEED) within STILL_WITHIN of the push — wherever the
+feet now are — and the soles lifted at most MAX_STEPS times (the plant's ground truth). Units: SI.
+"""
+import tempfile
+
+from humanoid_balance.bench.closed_loop import robot_mass
+from humanoid_balance.bench.results import Result
+from humanoid_balance.bench.session import Session
+from humanoid_balance.demo.runner import run_demo
+from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
+
+__all__ = ["NOTE", "ROBOT", "run", "pushed", "largest_recovered"]
+
+EXPERIMENT = "12 recovery steps"
+ROBOT = "kangaroo_like"
+MODES = ("kinematic", "momentum")
+DIRECTIONS = {"lateral": (0.0, 1.0, 0.0), "forward": (1.0, 0.0, 0.0), "backward": (-1.0, 0.0, 0.0)}
+PUSH_TIME, WATCHED = 1.0, 3.0  # [s]
+STILL_WITHIN = 3.0             # [s] after the push
+MAX_STEPS = 2
+SMOKE_IMPULSE, SMOKE_WATCHED = 12.0, 1.5  # [N·s, s]
+LOW, HIGH, TOLERANCE = 4.0, 64.0, 2.0  # [N·s] the bisection's bounds and resolution
+NOTE = ("12: the demo's closed loop (plant in lockstep, the four nodes in one process) standing still; one push of "
+        "0.1 s at the pelvis, lateral, forward or backward, 3 s watched. The largest impulse recovered (no fall, the "
+        "CoM standing still within 3 s wherever the feet are, at most two lift-offs of a sole) is found by bisection "
+        "to 2 N·s, with the balancer's recovery steps and without them in the same run; beside each impulse the "
+        "velocity change it gives the robot, impulse / mass.")
+
+
+def pushed(impulse, mode, direction, stepping, robot=ROBOT, session=None, watched=WATCHED):
+    """One push of ``impulse`` [N·s] in ``direction`` (a DIRECTIONS key) through the nodes in ``mode``, with recovery
+    steps or without, ``watched`` [s]; (fell, the push's figures: standing still after [s], feet lifted, ...)."""
+    velocity = tuple(impulse / robot_mass(robot) * axis for axis in DIRECTIONS[direction])
+    scenario = Scenario("push", PUSH_TIME + watched + 0.5, 0.5, (Push(PUSH_TIME, velocity, f"{direction} push"),),
+                        ArmDance(PUSH_TIME + watched, 0.5, 2.0, 0.0))  # still arms: only closes the push's window
+    run = session or Session()
+    label = f"{mode}_{direction}_{'stepping' if stepping else 'feet'}_{impulse:g}Ns"
+    with tempfile.TemporaryDirectory(prefix="recovery_steps_") as folder:
+        _, figures, _ = run_demo(scenario, folder, progress=run.progress, robot=robot, mode=mode,
+                                 record=run.recording_path(label),
+                                 parameters={"centroidal_balancer": {"stepping": stepping}})
+    return figures["fell"], figures["pushes"][0]
+
+
+def recovered(fell, push):
+    return not fell and push["standing still after [s]"] <= STILL_WITHIN and push["feet lifted"] <= MAX_STEPS
+
+
+def largest_recovered(mode, direction, stepping, robot=ROBOT, session=None):
+    """Bisection on the impulse [N·s] between LOW (taken as recovered) and HIGH; (the largest recovered, its push's
+    figures)."""
+    low, high, at_low = LOW, HIGH, None
+    while high - low > TOLERANCE:
+        middle = 0.5 * (low + high)
+        fell, push = pushed(middle, mode, direction, stepping, robot, session)
+        if recovered(fell, push):
+            low, at_low = middle, push
+        else:
+            high = middle
+    return low, at_low
+
+
+def run(smoke=False, robot=ROBOT, session=None):
+    """The experiment's rows; ``smoke``: one 12 N·s lateral push in momentum mode with recovery steps, as in CI."""
+    mass = robot_mass(robot)
+    if smoke:
+        fell, push = pushed(SMOKE_IMPULSE, MODES[-1], "lateral", True, robot, session, SMOKE_WATCHED)
+        return [Result(EXPERIMENT, f"momentum mode, {SMOKE_IMPULSE:g} N·s lateral, stepping", "—", "no fall",
+                       f"{'fell' if fell else 'no fall'}, standing still after {push['standing still after [s]']:.2f}"
+                       f" s, {push['feet lifted']} lift-offs", not fell)]
+    rows = []
+    for mode in MODES:
+        for direction in DIRECTIONS:
+            feet, _ = largest_recovered(mode, direction, False, robot, session)
+            stepping, push = largest_recovered(mode, direction, True, robot, session)
+            lifted = "—" if push is None else f"{push['feet lifted']}"
+            rows += [Result(EXPERIMENT, f"{mode} mode: largest {direction} impulse recovered, stepping", "—",
+                            f"≥ 2 × {feet:.0f} N·s (without stepping)",
+                            f"{stepping:.0f} N·s ({stepping / mass:.2f} m/s); without stepping {feet:.0f} N·s "
+                            f"({feet / mass:.2f} m/s)", stepping >= 2.0 * feet),
+                     Result(EXPERIMENT, f"{mode} mode, {direction}: steps taken at the largest", "—",
+                            f"≤ {MAX_STEPS}", lifted, None if push is None else push["feet lifted"] <= MAX_STEPS)]
+    return rows
+
