@@ -176,8 +176,9 @@ def build_parser():
     bench.add_argument("--record", type=Path, metavar="DIR",
                        help="record each simulated run into DIR, one rosbag2 (MCAP) directory per run: push, dance, "
                             "jump, wrench and cores as the closed loop's ticks turned into the nodes' messages on "
-                            "their topics; nodes_push and step with every topic of the node graph. Not recorded: dds (a "
-                            "recorder would change the DDS load it measures), estimator and inertia (no simulation)")
+                            "their topics; nodes_push and step with every topic of the node graph. Not recorded: "
+                            "dds (a recorder would change the DDS load it measures), estimator and inertia (no "
+                            "simulation)")
     sdf = commands.add_parser("import-sdf", help="turn an SDF model with closed chains into DIR/<model>.urdf (the "
                               "spanning tree) and DIR/<model>.loops.yaml (its loop closures); report what changed "
                               "and the problems found")

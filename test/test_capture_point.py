@@ -95,9 +95,9 @@ def recovery_stepping():
 
 
 def test_a_recovery_step_follows_the_capture_point_where_the_pendulum_takes_it():
-    """Step adjustment: ξ having moved since lift-off (a push goes on, the ankle acts), the swing sole's centre goes where the LIPM,
-    integrated by scipy with the ZMP held at the stance sole's point nearest ξ, puts ξ at touchdown, on the floor
-    the foot left."""
+    """Step adjustment: ξ having moved since lift-off (a push goes on, the ankle acts), the swing sole's centre goes
+    where the LIPM, integrated by scipy with the ZMP held at the stance sole's point nearest ξ, puts ξ at touchdown,
+    on the floor the foot left."""
     stepping, com = recovery_stepping()
     velocity = np.array([0.05, 0.5])
     lifted = [stepping.swing.at(stepping.elapsed + 0.1)[0], FEET[1]]  # the sole on its way

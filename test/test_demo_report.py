@@ -32,9 +32,21 @@ def test_push_recovery_and_verdict():
     assert push["impulse [N·s]"] == pytest.approx(5.0)
     assert push["CoM peak excursion [m]"] == pytest.approx(AMPLITUDE)
     assert push["settling time to 5 mm [s]"] == pytest.approx(TAU * np.log(AMPLITUDE / 0.005), abs=0.002)
+    # its speed A/τ e^(−t/τ) falls below 2 cm/s at τ ln(A / (τ · 2 cm/s)), measured over 0.05 s
+    assert push["standing still after [s]"] == pytest.approx(TAU * np.log(AMPLITUDE / (TAU * 0.02)), abs=0.05)
+    assert push["feet lifted"] == 0
     assert figures["smallest ZMP margin inside the support polygon [m]"] == pytest.approx(0.1 - AMPLITUDE)
     assert figures["real-time factor"] == pytest.approx(0.5, abs=1e-3)
     assert not figures["fell"] and figures["success"]
+
+
+def test_a_sole_that_leaves_the_floor_twice_after_the_push_counts_two_lift_offs():
+    record = recording()
+    forces = record.rows["foot_forces"]
+    for k, (t, left, right) in enumerate(forces):
+        forces[k] = (t, 0.0 if 1.2 <= t < 1.5 or 2.0 <= t < 2.3 else left, 0.0 if 0.6 <= t < 0.8 else right)
+    push, = metrics(record, SCENARIO, wall_time=12.0, push_duration=0.1)["pushes"]
+    assert push["feet lifted"] == 2  # the right sole's lift before the push is not the push's
 
 
 def test_a_dropped_base_is_a_fall(tmp_path):

@@ -198,8 +198,8 @@ class ClosedLoop:
             self.recording.write(self.signals)
         wrenches = np.array([np.full(6, np.nan) if foot.wrench is None else foot.wrench for foot in contact.feet])
         return Sample(sim.time, truth.com, float(truth.base_position[2]), sim.data.xpos[sim.sole_bodies].copy(),
-                      truth.sole_forces, truth.zmp, np.full(3, np.nan) if contact.zmp is None else contact.zmp, wrenches,
-                      q, effort)
+                      truth.sole_forces, truth.zmp, np.full(3, np.nan) if contact.zmp is None else contact.zmp,
+                      wrenches, q, effort)
 
     def fallen(self, sample):
         return sample.base_height < self.start_height - FALL_DROP

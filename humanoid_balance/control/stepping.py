@@ -36,7 +36,7 @@ __all__ = ["Stepping", "StepTick", "StepRequestError", "step_region", "LANDING_S
 LANDING_SPEED = 0.1    # [m/s] the sole's descent after the trajectory's end, until it touches
 LANDING_TIME = 0.3     # [s] after the trajectory's end the foot counts as landed even if no contact is read
 TOUCHDOWN_AFTER = 0.5  # fraction of the swing before which a sole near the ground is lifting off, not landing
-TOUCHDOWN_CLEARANCE = 0.002  # [m] a swing sole this close to the stance sole's height has landed
+TOUCHDOWN_CLEARANCE = 0.002  # [m] a swing sole's lowest corner this close to the floor it left has landed
 LOADING_TIME = 2.0     # [s] a foot put down counts as in contact until the contact estimator says so, this long at most
 PRESS_SPEED, PRESS_DEPTH = 0.02, 0.01  # [m/s, m] meanwhile its sole is pressed down, this far at most
 STEP_REACH = 0.4       # of the legs' length: how far ahead, behind and outwards a recovery step goes
@@ -87,6 +87,7 @@ class Stepping:
         self.taken = 0            # steps taken since the start
         self.cut_short = 0        # of them, put down where the swing leg stopped following (SWING_TOLERANCE)
         self.floor = 0.0          # height of the floor the swing foot left: the stance sole's lowest corner [m]
+        self.lift_off = None      # where the swing sole was at lift-off (3,) [m]
         self.shift = np.zeros(3)  # the CoM reference's displacement with the feet [m]
         self.requested = None     # (swing foot, target) asked for (request), begun at the next tick on both feet
         self.recovery = False     # whether the step under way is a recovery step (no weight shift before it)
@@ -209,6 +210,7 @@ class Stepping:
     def _lift(self, step, placements):
         self.step, self.elapsed = step, 0.0
         self.floor = self._lowest(placements, step.stance)
+        self.lift_off = placements[step.swing].translation.copy()
         self.swing = SwingTrajectory(placements[step.swing], step.target, step.duration, self.config.step_height)
 
     def _lowest(self, placements, foot):
@@ -228,7 +230,7 @@ class Stepping:
     def _land(self, placements):
         """Both feet carry the robot: the CoM reference moves with their midpoint."""
         step = self.step
-        before = (self.swing.start.translation + placements[step.stance].translation) / 2
+        before = (self.lift_off + placements[step.stance].translation) / 2
         after = (placements[step.swing].translation + placements[step.stance].translation) / 2
         self.shift = self.shift + np.r_[(after - before)[:2], 0.0]
         self.landed, self.loading = step.swing, LOADING_TIME
