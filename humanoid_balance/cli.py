@@ -8,6 +8,7 @@ import numpy as np
 
 from humanoid_balance import __version__
 from humanoid_balance.bench import EXPERIMENTS
+from humanoid_balance.demo.scenario import SCENARIOS
 from humanoid_balance.resources import DEFAULT_ROBOT
 
 REAL_TIME_RATE = 100.0  # demo --real-time control rate [Hz]
@@ -133,9 +134,10 @@ def build_parser():
 
     demo = commands.add_parser("demo", help=f"balance {DEFAULT_ROBOT} in MuJoCo through the whole suite: pushes, "
                                "dancing arms, or jumps; writes a report")
-    demo.add_argument("--scenario", choices=("full", "short", "jump"), default="full",
+    demo.add_argument("--scenario", choices=tuple(SCENARIOS), default="full",
                       help="full: 14 s (default); short: 6.5 s, as in CI; jump: three jumps in a row, 2 s apart, "
-                           "in viip mode (7.5 s)")
+                           "in viip mode (7.5 s); step: a lateral push the feet alone do not hold, caught by a "
+                           "recovery step (6 s)")
     demo.add_argument("--output", type=Path, default=Path("demo_report"),
                       help="report folder: PNG plots and metrics.json (default ./demo_report)")
     demo.add_argument("--video", type=Path,
@@ -295,7 +297,6 @@ def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT,
             return 2
     from humanoid_balance.demo.report import comparison
     from humanoid_balance.demo.runner import run_demo, summary
-    from humanoid_balance.demo.scenario import SCENARIOS
     from humanoid_balance.nodes.entry import USER_MISTAKES
     from humanoid_balance.recording import bag_path
 

@@ -28,6 +28,7 @@ from rclpy.node import Node
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
+from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_balance.deployment import mode_parameters, suite_parameters, write_parameter_file
 from humanoid_balance.demo.report import Recording, metrics, write_report
@@ -113,6 +114,8 @@ class Director(Node):
             self.create_subscription(WrenchStamped, f"sim/{foot}/contact_force",
                                      lambda message, k=k: self.on_contact_force(k, message), RELIABLE_QOS)
         self.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, RELIABLE_QOS)
+        if scenario.stepping:
+            self.create_subscription(MarkerArray, "balance/markers", self.on_balance_markers, RELIABLE_QOS)
         self.create_subscription(Float64MultiArray, "actuator_commands",
                                  lambda _: setattr(self, "commands", self.commands + 1), RELIABLE_QOS)
 
@@ -191,6 +194,16 @@ class Director(Node):
         if k == len(self.feet) - 1:
             self.recording.add("foot_forces", stamp_seconds(message.header.stamp), *self.latest["forces"])
 
+    def on_balance_markers(self, message):
+        """The balancer's capture point and planned footstep, as RViz shows them."""
+        for marker in message.markers:
+            if marker.ns == "capture_point":
+                self.recording.add("capture_point", stamp_seconds(marker.header.stamp), marker.pose.position.x,
+                                   marker.pose.position.y)
+            elif marker.ns == "footstep" and marker.action == Marker.ADD:
+                self.recording.add("footsteps", stamp_seconds(marker.header.stamp), marker.pose.position.x,
+                                   marker.pose.position.y)
+
     def on_linear_momentum(self, message):
         self.linear_momentum = message.vector
 
@@ -267,6 +280,9 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=None, rea
     rclpy.init(args=["--ros-args", "--log-level", "warn"])
     nodes, recorder, executor = {}, None, None
     try:
+        if scenario.stepping:
+            parameters = {**(parameters or {}), "centroidal_balancer": {
+                **(parameters or {}).get("centroidal_balancer", {}), "stepping": True}}
         nodes = build_suite(real_time_rate, robot, mode, parameters)
         plant, config = nodes["mujoco_sim"], nodes["centroidal_balancer"].robot_config
         for warning in plant.sim.warnings:
@@ -366,7 +382,8 @@ def summary(figures, paths, out=sys.stdout):
              f"{figures['smallest ZMP margin inside the support polygon [m]'] * 1000:.0f} mm"]
     for push in figures["pushes"]:
         lines.append(f"  {push['label']}: CoM peak {push['CoM peak excursion [m]'] * 1000:.0f} mm, settled to 5 mm in "
-                     f"{push['settling time to 5 mm [s]']:.2f} s")
+                     f"{push['settling time to 5 mm [s]']:.2f} s, standing still after "
+                     f"{push['standing still after [s]']:.2f} s, {push['feet lifted']} lift-offs of a sole")
     dance = figures["dancing arms"]
     if dance:
         lines.append(f"  dancing arms: CoM held within {dance['CoM horizontal deviation [m]'] * 1000:.1f} mm, ZMP "
