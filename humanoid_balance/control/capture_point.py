@@ -6,11 +6,12 @@ The linear inverted pendulum of height z_c, c̈ = ω² (c − p) with ω = √(g
 leaves it at ξ(T) = p + (ξ(0) − p) e^{ωT}, and a ZMP put on ξ brings the pendulum to rest over it. While ξ is inside
 the support polygon the feet can stop the robot; once it has left, a foot must land where ξ will be: a step. The
 swing foot is the one on the side ξ left by, the ZMP meanwhile on the stance sole as near ξ as it goes (the ankle's
-share), and the foot lands with its sole's centre on ξ at touchdown, within the region its leg reaches without
-crossing the stance leg. Units: SI (m, s, rad).
+share), and the foot lands back beside the stance foot as the robot stood if that stance catches ξ at touchdown
+(CAUGHT_DEPTH inside the new support polygon: the widest stance, the best damped after), else with its sole's centre
+on ξ at touchdown, within the region its leg reaches without crossing the stance leg. Units: SI (m, s, rad).
 """
 import math
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 import pinocchio as pin
@@ -19,6 +20,9 @@ from humanoid_balance.model.support_polygon import SupportPolygon
 
 __all__ = ["capture_point", "capture_point_after", "StepRegion", "Step", "plan_step", "stance_frame", "heading",
            "SwingTrajectory"]
+
+
+CAUGHT_DEPTH = 0.02  # [m] a landing that puts ξ this deep inside the new support polygon catches it
 
 
 def capture_point(com, com_velocity, omega):
@@ -34,12 +38,14 @@ def capture_point_after(capture, zmp, omega, duration):
 
 class StepRegion(NamedTuple):
     """Where a swing sole may land, relative to the stance sole, in its frame turned to the swing foot's side
-    (x forward, y towards the swing foot) [m]: no farther than its leg reaches, no nearer than ``inward``."""
+    (x forward, y towards the swing foot) [m]: no farther than its leg reaches, no nearer than ``inward``; ``width``:
+    where it stood, beside the stance sole (None: unknown)."""
 
     forward: float
     backward: float
     outward: float
     inward: float
+    width: Optional[float] = None
 
     def clamp(self, offset):
         """``offset`` (x, y) brought into the region (2,) [m]."""
@@ -74,10 +80,14 @@ def plan_step(capture, placements, soles, omega, duration, region, swing=None):
     stance_placement, rectangle = placements[stance], soles[swing]
     yaw, turn, side = stance_frame(stance_placement, placements[swing])
     wanted = turn.T @ (predicted - turn @ rectangle.centre()[:2] - origins[stance]) * [1.0, side]  # the sole's origin
-    offset = region.clamp(wanted) * [1.0, side]
-    translation = np.r_[origins[stance] + turn @ offset, stance_placement.translation[2]]
-    target = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, yaw), translation)
-    landed = SupportPolygon.of_points(np.vstack([corners[stance], sole_corners(target, rectangle)]))
+    offsets = [region.clamp(wanted)] if region.width is None else [region.clamp([0.0, region.width]),
+                                                                   region.clamp(wanted)]
+    for offset in offsets:  # the stance the robot stood in if it catches ξ, else the sole on ξ
+        translation = np.r_[origins[stance] + turn @ (offset * [1.0, side]), stance_placement.translation[2]]
+        target = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, yaw), translation)
+        landed = SupportPolygon.of_points(np.vstack([corners[stance], sole_corners(target, rectangle)]))
+        if landed.depth(predicted) >= CAUGHT_DEPTH:
+            break
     return Step(swing, stance, target, zmp, np.asarray(capture, dtype=float), predicted,
                 bool(landed.depth(predicted) >= 0.0), duration)
 

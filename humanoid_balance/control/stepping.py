@@ -19,9 +19,10 @@ contact estimator reads its load (LOADING_TIME at most), its sole pressed down a
 at most) — a sole the kinematics put on the ground may hover a millimetre above it, or touch without load, and a
 load the position drives do not make never comes —, the CoM reference moves with the feet's midpoint and its
 approach starts from the measured CoM. A capture point still outside asks for the next recovery step, up to
-``max_steps`` in a row. A swing leg that stops following its trajectory (its joints or actuators at their limits:
-the sole SWING_TOLERANCE from where it should be) puts its foot straight down where it is, the step cut short and
-counted. Units: SI.
+``max_steps`` in a row. A step asked for whose swing leg stops following its trajectory (its joints or actuators at
+their limits: the sole SWING_TOLERANCE from where it should be) puts its foot straight down where it is, the step cut
+short and counted (a recovery step goes on: its target moves with ξ, and a foot put down short of it does not catch
+the robot). Units: SI.
 """
 from typing import NamedTuple, Optional
 
@@ -42,7 +43,7 @@ PRESS_SPEED, PRESS_DEPTH = 0.02, 0.01  # [m/s, m] meanwhile its sole is pressed 
 STEP_REACH = 0.4       # of the legs' length: how far ahead, behind and outwards a recovery step goes
 INWARD_FRACTION = 0.8  # of the standing width: the nearest a swing sole lands to the stance sole
 TIPPED_CLEARANCE = 0.01  # [m] a sole the balance did not lift this high above the other: the robot has tipped onto one
-SWING_TOLERANCE = 0.05  # [m] a swing sole this far from its trajectory (a leg at its limits) is put down where it is
+SWING_TOLERANCE = 0.05  # [m] a step asked for whose sole is this far from its trajectory is put down where it is
 PUT_DOWN_TIME = 0.2    # [s] ... in this time
 SHIFTED = 0.015        # [m] a commanded step lifts its foot once the CoM is this close over the stance sole's centre
 SETTLED = 0.1          # [m/s] ... and slower than this
@@ -189,7 +190,8 @@ class Stepping:
             step = self.step = replanned._replace(target=target, duration=step.duration)
             self.swing.target = target
         desired, twist = self.swing.at(self.elapsed)
-        if self.swing.height > 0.0 and np.linalg.norm(desired.translation[:2] - sole.translation[:2]) > SWING_TOLERANCE:
+        if not self.recovery and self.swing.height > 0.0 and \
+                np.linalg.norm(desired.translation[:2] - sole.translation[:2]) > SWING_TOLERANCE:
             step = self._put_down(sole)  # the leg cannot follow: down where it is
             desired, twist = self.swing.at(self.elapsed)
         if self.elapsed > step.duration:  # on down until it touches
@@ -250,9 +252,9 @@ def sole_centre(placement, rectangle):
 
 def step_region(config, leg_reach, placements):
     """The configured StepRegion, or one from the legs: ahead and behind up to STEP_REACH of their length, outwards
-    the standing width plus as much, inwards no nearer than INWARD_FRACTION of the standing width."""
-    if config.step_region is not None:
-        return StepRegion(*config.step_region)
+    the standing width plus as much, inwards no nearer than INWARD_FRACTION of the standing width; and that width."""
     width = float(np.linalg.norm(placements[0].translation[:2] - placements[1].translation[:2]))
+    if config.step_region is not None:
+        return StepRegion(*config.step_region, width)
     return StepRegion(STEP_REACH * leg_reach, STEP_REACH * leg_reach, width + STEP_REACH * leg_reach,
-                      INWARD_FRACTION * width)
+                      INWARD_FRACTION * width, width)
