@@ -81,6 +81,21 @@ def ended(process, timeout):
     return code, output
 
 
+def ctrl_c(process):
+    """Ctrl-C in the terminal that started ``process``: SIGINT to its whole process group (the launch and its nodes),
+    as the terminal sends it to its foreground group."""
+    os.killpg(process.pid, signal.SIGINT)
+
+
+def stacks(process):
+    """Every thread's Python stack of a running ``process`` (py-spy), for a launch that does not end."""
+    spy = Path(sys.executable).with_name("py-spy")
+    if not spy.exists():
+        return "(py-spy not installed)"
+    return subprocess.run([str(spy), "dump", "--pid", str(process.pid)], capture_output=True, text=True,
+                          timeout=60).stdout
+
+
 def group_is_empty(process, timeout=20.0):
     """Whether every process of ``process``'s group (the launch and its nodes) has gone within ``timeout``."""
     deadline = time.monotonic() + timeout
@@ -140,13 +155,19 @@ def test_ros2_launch_sim_on_a_robot_folder_from_init_stands_and_ends_on_ctrl_c(i
         assert probe.parameters("mujoco_sim", ["push_duration", "command_interface"]) == {
             "push_duration": 0.25, "command_interface": "impedance"}
         assert probe.spin_until(lambda: odometry and simulated() >= 3.0, 120.0), "sim/odom did not reach 3 s"
+        heights = [message.pose.pose.position.z for message in odometry]
+        assert min(heights) > heights[0] - 0.05, f"TALOS fell: base from {heights[0]:.3f} m to {min(heights):.3f} m"
+        ctrl_c(launch)  # the probe still in the graph, as a user's tools are when they press Ctrl-C
+        try:
+            output, _ = launch.communicate(timeout=60.0)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"ros2 launch did not end within 60 s of Ctrl-C; its threads:\n{stacks(launch)}")
     finally:
         probe.close()
-    heights = [message.pose.pose.position.z for message in odometry]
-    assert min(heights) > heights[0] - 0.05, f"TALOS fell: base from {heights[0]:.3f} m to {min(heights):.3f} m"
-    launch.send_signal(signal.SIGINT)
-    code, output = ended(launch, 60.0)
-    assert code == 0 and TRACEBACK not in output, output[-4000:]
+        if launch.poll() is None:
+            os.killpg(launch.pid, signal.SIGKILL)
+            launch.communicate()
+    assert launch.returncode == 0 and TRACEBACK not in output, output[-4000:]
     assert group_is_empty(launch), "nodes left running after Ctrl-C"
 
 
