@@ -62,14 +62,16 @@ def real_time_overrides(rate):
             "contact_estimator": {"sample_rate": float(rate)}}
 
 
-def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic", parameters=None):
+def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic", parameters=None, scenario=None):
     """The five nodes by name, each with its parameters merged as the launch files merge them
     (:func:`humanoid_balance.deployment.suite_parameters`: its parameter file, the robot's configuration — a bundled
     robot's name or a directory written by ``humanoid-balance init`` —, then the simulation overrides, the balance
     mode's (:func:`~humanoid_balance.deployment.mode_parameters`), the real-time ones when ``real_time_rate`` [Hz]
-    is given, and ``parameters``: node → {name: value})."""
+    is given, the ``scenario``'s (:meth:`~humanoid_balance.demo.scenario.Scenario.parameters`), and ``parameters``:
+    node → {name: value})."""
     layers = (SIMULATION_OVERRIDES, mode_parameters(mode),
-              real_time_overrides(real_time_rate) if real_time_rate else {}, parameters or {})
+              real_time_overrides(real_time_rate) if real_time_rate else {},
+              scenario.parameters() if scenario else {}, parameters or {})
     parameters = suite_parameters(robot_config_file(robot), {
         name: {key: value for layer in layers for key, value in layer.get(name, {}).items()} for name in SUITE})
     with tempfile.TemporaryDirectory(prefix="demo_") as folder:  # read as each node is built
@@ -280,10 +282,7 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=None, rea
     rclpy.init(args=["--ros-args", "--log-level", "warn"])
     nodes, recorder, executor = {}, None, None
     try:
-        if scenario.stepping:
-            parameters = {**(parameters or {}), "centroidal_balancer": {
-                **(parameters or {}).get("centroidal_balancer", {}), "stepping": True}}
-        nodes = build_suite(real_time_rate, robot, mode, parameters)
+        nodes = build_suite(real_time_rate, robot, mode, parameters, scenario)
         plant, config = nodes["mujoco_sim"], nodes["centroidal_balancer"].robot_config
         for warning in plant.sim.warnings:
             progress.line(f"warning: {warning}")

@@ -56,6 +56,10 @@ class Scenario(NamedTuple):
                        for push in self.pushes)
         return self._replace(pushes=pushes)
 
+    def parameters(self):
+        """The nodes' parameters the scenario needs (node → {name: value}): the balancer's recovery steps."""
+        return {"centroidal_balancer": {"stepping": True}} if self.stepping else {}
+
     def phases(self):
         """(start, end, label) of every phase, for the report."""
         marks = sorted([(p.time, p.label) for p in self.pushes]
