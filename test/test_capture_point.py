@@ -10,7 +10,7 @@ from scipy.integrate import solve_ivp
 from humanoid_balance.control.balance_controller import BalancerConfig, Foot
 from humanoid_balance.control.capture_point import (StepRegion, SwingTrajectory, capture_point, capture_point_after,
                                                     plan_step, sole_corners)
-from humanoid_balance.control.stepping import Stepping
+from humanoid_balance.control.stepping import RETURN_SPEED, Stepping
 from humanoid_balance.model.soles import SoleRectangle
 from humanoid_balance.model.support_polygon import SupportPolygon
 
@@ -125,3 +125,47 @@ def test_a_swing_sole_lands_on_the_floor_not_on_a_stance_sole_that_tilts():
         assert stepping.phase == phase, height
     assert stepping.taken == 1 and stepping.update(0.01, com, np.zeros(3), OMEGA, [sole, stance], (1,), None,
                                                    com).active == (0, 1)
+
+
+def tipped_stepping(board, stepping):
+    """A Stepping standing on FEET, the right sole on a board ``board`` [m] high; the feet, the CoM and its polygon."""
+    config = BalancerConfig(feet=(Foot("left", "l", ()), Foot("right", "r", ())), stepping=stepping)
+    steps = Stepping(config.feet, [SOLE, SOLE], config, REGION)
+    feet = [FEET[0], pin.SE3(np.eye(3), FEET[1].translation + [0.0, 0.0, board])]
+    polygon = SupportPolygon.of_points(np.vstack([sole_corners(foot, SOLE) for foot in feet]))
+    com = np.array([0.0, 0.05, HEIGHT])
+    assert steps.update(0.002, com, np.zeros(3), OMEGA, feet, (0, 1), polygon, com).active == (0, 1)
+    return steps, feet, polygon, com
+
+
+@pytest.mark.parametrize("board", [0.0, 0.05])
+def test_a_foot_a_push_has_lifted_carries_nothing_and_goes_back_down_where_it_stood(board):
+    """Standing (the right foot on a board or not), a push rolls the robot onto its left foot: the right sole 5 mm up
+    changes nothing; 15 mm up beside the left (rolled 5°, drifted 3 cm inwards), it no longer carries the robot
+    whatever its load reads, the contact estimator is told (lifted), the CoM reference restarts from the CoM, and the
+    sole's twist points back where it stood at RETURN_SPEED, turning it flat at swing_gain; within 1 mm of it again,
+    both feet carry."""
+    steps, feet, polygon, com = tipped_stepping(board, stepping=False)
+    home = feet[1]
+    nudged = [feet[0], pin.SE3(home.rotation, home.translation + [0.0, 0.0, 0.005])]
+    assert steps.update(0.002, com, np.zeros(3), OMEGA, nudged, (0, 1), polygon, com).active == (0, 1)
+    rolled = pin.SE3(pin.rpy.rpyToMatrix(np.radians(5.0), 0.0, 0.0), home.translation + [0.0, 0.03, 0.0])
+    rolled.translation[2] += 0.015 - (SOLE.corners() @ rolled.rotation[2]).min()  # its lowest corner 15 mm up
+    tick = steps.update(0.002, com, np.zeros(3), OMEGA, [feet[0], rolled], (0, 1), polygon, com)
+    assert tick.active == (0,) and steps.lifted == (False, True) and tick.reset_reference
+    twist = tick.twists["right"]
+    back = np.r_[home.translation[:2] - rolled.translation[:2], -0.015]
+    np.testing.assert_allclose(twist[:3], RETURN_SPEED * back / np.linalg.norm(back), atol=1e-12)
+    np.testing.assert_allclose(twist[3:], [-steps.config.swing_gain * np.radians(5.0), 0.0, 0.0], atol=1e-12)
+    assert not steps.update(0.002, com, np.zeros(3), OMEGA, [feet[0], rolled], (0, 1), polygon, com).reset_reference
+    landed = [feet[0], pin.SE3(home.rotation, home.translation + [0.0, 0.0, 0.001])]
+    tick = steps.update(0.002, com, np.zeros(3), OMEGA, landed, (0, 1), polygon, com)
+    assert tick.active == (0, 1) and steps.lifted == (False, False) and not tick.twists
+
+
+def test_with_recovery_steps_a_foot_a_push_has_lifted_steps():
+    """The same push with recovery steps on: the right foot takes a recovery step (where ξ goes) instead."""
+    steps, feet, polygon, com = tipped_stepping(0.0, stepping=True)
+    lifted = pin.SE3(np.eye(3), feet[1].translation + [0.0, 0.0, 0.015])
+    steps.update(0.002, com, np.zeros(3), OMEGA, [feet[0], lifted], (0, 1), polygon, com)
+    assert steps.phase == "swing" and steps.step.swing == 1 and steps.recovery and steps.lifted == (False, True)

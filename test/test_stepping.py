@@ -58,22 +58,41 @@ def test_a_step_the_swing_leg_cannot_follow_is_cut_short_and_the_robot_stands():
     assert loop.contacts == (True, True)
 
 
-@pytest.mark.parametrize("stepping", [False, True])
-def test_a_lateral_push_the_feet_cannot_hold_is_caught_by_a_step(stepping):
-    """kangaroo_like in kinematic mode, pushed sideways by 20 N·s (0.37 m/s) at the pelvis: on its feet alone it
-    tips onto the pushed side's foot and falls; with recovery steps the foot the push lifted steps where the capture
-    point goes, and the robot stands on both feet again with at most two steps (swaying: it is still only about 5 s
-    after the push)."""
-    loop = ClosedLoop(robot_config("kangaroo_like"), mode="kinematic", stepping=stepping)
+def test_a_lateral_push_that_tips_the_robot_is_caught_by_a_step():
+    """TALOS in kinematic mode with recovery steps, pushed sideways by 35 N·s (0.39 m/s) at the pelvis: it tips onto
+    the pushed side's foot, the foot the push lifted steps where the capture point goes, and the robot stands still on
+    both feet again after at most two steps."""
+    loop = ClosedLoop(robot_config("talos"), mode="kinematic", stepping=True)
     while loop.sim.time < 1.0:
         loop.tick()
-    loop.push([0.0, 20.0 / 0.1, 0.0], 0.1)
-    fell = False
-    while loop.sim.time < 4.5 and not fell:
-        fell = loop.fallen(loop.tick())
-    assert fell != stepping, f"{'with' if stepping else 'without'} steps: {'fell' if fell else 'stood'}"
-    if stepping:
-        assert 1 <= loop.balancer.stepping.taken <= 2 and loop.contacts == (True, True)
+    loop.push([0.0, 35.0 / 0.1, 0.0], 0.1)
+    while loop.sim.time < 4.5:
+        sample = loop.tick()
+        assert not loop.fallen(sample), f"fell at {sample.time:.2f} s"
+        if sample.time < 4.4:
+            still = sample.com.copy()
+    assert 1 <= loop.balancer.stepping.taken <= 2 and loop.contacts == (True, True)
+    assert np.linalg.norm(sample.com[:2] - still[:2]) < 0.005  # [m] in the last 0.1 s
+
+
+@pytest.mark.parametrize("mode, impulse", [("momentum", 24.0), ("kinematic", 20.0)])
+def test_a_foot_a_push_lifted_is_put_back_down_where_it_stood(mode, impulse):
+    """kangaroo_like without recovery steps, pushed sideways (momentum mode 24 N·s, 0.45 m/s; kinematic 20 N·s): the
+    push rolls it onto its left foot; the right foot, which no step lifted, carries nothing whatever its efforts read
+    and goes back down where it stood, and the robot stands on both feet. Before, nothing held that foot in momentum
+    mode (it drifted 45 cm across under the robot), and in kinematic mode the leg pressing towards the floor it had
+    left read as load: the balance drove the CoM off the foot that carried it; both fell."""
+    loop = ClosedLoop(robot_config("kangaroo_like"), mode=mode, impedance=mode == "momentum")
+    while loop.sim.time < 1.0:
+        sample = loop.tick()
+    stood = sample.soles[1].copy()
+    loop.push([0.0, impulse / 0.1, 0.0], 0.1)
+    drift = 0.0
+    while loop.sim.time < 3.5:
+        sample = loop.tick()
+        assert not loop.fallen(sample), f"fell at {sample.time:.2f} s"
+        drift = max(drift, np.linalg.norm(sample.soles[1, :2] - stood[:2]))
+    assert drift < 0.05 and abs(sample.soles[1, 2] - stood[2]) < 0.003 and loop.contacts == (True, True)
 
 
 def test_steps_the_robot_cannot_take_are_refused_with_the_reason():

@@ -1,28 +1,35 @@
 """Steps in the balance: the steps a user asks for, and a recovery step when the capture point leaves the support
 polygon (:mod:`humanoid_balance.control.capture_point` plans where).
 
-A step asked for (:meth:`Stepping.request`, standing on both feet, its target within the :class:`StepRegion` of
-the other foot) first puts the CoM reference over the stance sole's centre (the governor moves it there at its
-speed and acceleration limits, the CoM kept over the stance sole only); once the CoM is within SHIFTED of it and
-slower than SETTLED, the foot lifts. A recovery step (``stepping``: standing on both feet, the capture point
-ξ = c + ċ/ω beyond the support polygon's edge by more than ``step_trigger``; or a push has tipped the robot onto
-one foot, the other TIPPED_CLEARANCE up without the balance having lifted it) lifts at once, and its landing point
-follows ξ through the swing (step adjustment: re-planned every tick for the time left, as the DCM step adaptation of
-Englsberger et al. and IHMC's ICP control do). The swing foot leaves the balance's contacts (the support section and
-the wrench distribution are the stance foot's; the contact estimator is told, balance/<foot>/lifted, and reads it
-aerial) and follows a :class:`~humanoid_balance.control.capture_point.SwingTrajectory` as a C-busy section (Choi–Kim
-eqs. 14–20), its pose error fed back at ``swing_gain``. Past the trajectory's end the sole goes on down at
-LANDING_SPEED until it touches: in the swing's second half, its lowest corner within TOUCHDOWN_CLEARANCE of the floor
-it left (not of the stance sole, which may tilt) — a lifted foot reads aerial, so its load cannot tell —, or
-LANDING_TIME has passed. Then both feet carry the robot again: the foot put down counts as in contact until the
-contact estimator reads its load (LOADING_TIME at most), its sole pressed down at PRESS_SPEED meanwhile (PRESS_DEPTH
-at most) — a sole the kinematics put on the ground may hover a millimetre above it, or touch without load, and a
-load the position drives do not make never comes —, the CoM reference moves with the feet's midpoint and its
-approach starts from the measured CoM. A capture point still outside asks for the next recovery step, up to
-``max_steps`` in a row. A step asked for whose swing leg stops following its trajectory (its joints or actuators at
-their limits: the sole SWING_TOLERANCE from where it should be) puts its foot straight down where it is, the step cut
-short and counted (a recovery step goes on: its target moves with ξ, and a foot put down short of it does not catch
-the robot). Units: SI.
+A step asked for (:meth:`Stepping.request`, standing on both feet, its target within the :class:`StepRegion` of the
+other foot) first puts the CoM reference over the stance sole's centre (the governor moves it there at its speed and
+acceleration limits, the CoM kept over the stance sole only); once the CoM is within SHIFTED of it and slower than
+SETTLED, the foot lifts. A recovery step (``stepping``: standing on both feet, the capture point ξ = c + ċ/ω beyond the
+support polygon's edge by more than ``step_trigger``; or a push has tipped the robot onto one foot, below) lifts at
+once, and its landing point follows ξ through the swing (step adjustment: re-planned every tick for the time left, as
+the DCM step adaptation of Englsberger et al. and IHMC's ICP control do). The swing foot leaves the balance's contacts
+(the support section and the wrench distribution are the stance foot's; the contact estimator is told,
+balance/<foot>/lifted, and reads it aerial) and follows a
+:class:`~humanoid_balance.control.capture_point.SwingTrajectory` as a C-busy section (Choi–Kim eqs. 14–20), its pose
+error fed back at ``swing_gain``. Past the trajectory's end the sole goes on down at LANDING_SPEED until it touches: in
+the swing's second half, its lowest corner within TOUCHDOWN_CLEARANCE of the floor it left (not of the stance sole,
+which may tilt) — a lifted foot reads aerial, so its load cannot tell —, or LANDING_TIME has passed. Then both feet
+carry the robot again: the foot put down counts as in contact until the contact estimator reads its load (LOADING_TIME
+at most), its sole pressed down at PRESS_SPEED meanwhile (PRESS_DEPTH at most) — a sole the kinematics put on the ground
+may hover a millimetre above it, or touch without load, and a load the position drives do not make never comes —, the
+CoM reference moves with the feet's midpoint and its approach starts from the measured CoM. A capture point still
+outside asks for the next recovery step, up to ``max_steps`` in a row. A step asked for whose swing leg stops following
+its trajectory (its joints or actuators at their limits: the sole SWING_TOLERANCE from where it should be) puts its foot
+straight down where it is, the step cut short and counted (a recovery step goes on: its target moves with ξ, and a foot
+put down short of it does not catch the robot).
+
+A push may tip the robot onto one foot: the other's sole, which no step lifted, rises more than TIPPED_CLEARANCE
+above the height it had beside it when both last stood (on a flat floor or not). That foot no longer carries the
+robot, whatever its efforts read — a position-controlled leg pressing towards a floor it has left reads as load —,
+until it is back within TOUCHDOWN_CLEARANCE: the balance stands on the other (its CoM reference restarted from the
+CoM, over that sole), and the contact estimator is told it is lifted, so that the ZMP is the carrying sole's. The
+foot takes a recovery step where ξ goes; or, when it is not to step (steps are off, or ``max_steps`` were taken), it
+goes back down where it last stood flat beside the other, at ``swing_gain`` up to RETURN_SPEED. Units: SI.
 """
 from typing import NamedTuple, Optional
 
@@ -42,9 +49,10 @@ LOADING_TIME = 2.0     # [s] a foot put down counts as in contact until the cont
 PRESS_SPEED, PRESS_DEPTH = 0.02, 0.01  # [m/s, m] meanwhile its sole is pressed down, this far at most
 STEP_REACH = 0.4       # of the legs' length: how far ahead, behind and outwards a recovery step goes
 INWARD_FRACTION = 0.8  # of the standing width: the nearest a swing sole lands to the stance sole
-TIPPED_CLEARANCE = 0.01  # [m] a sole the balance did not lift this high above the other: the robot has tipped onto one
+TIPPED_CLEARANCE = 0.01  # [m] a sole no step lifted risen this high beside the other: the robot has tipped onto one
 SWING_TOLERANCE = 0.05  # [m] a step asked for whose sole is this far from its trajectory is put down where it is
 PUT_DOWN_TIME = 0.2    # [s] ... in this time
+RETURN_SPEED = 0.3     # [m/s] a foot in the air that no step lifted goes back down where it stood, this fast at most
 SHIFTED = 0.015        # [m] a commanded step lifts its foot once the CoM is this close over the stance sole's centre
 SETTLED = 0.1          # [m/s] ... and slower than this
 
@@ -93,6 +101,10 @@ class Stepping:
         self.requested = None     # (swing foot, target) asked for (request), begun at the next tick on both feet
         self.recovery = False     # whether the step under way is a recovery step (no weight shift before it)
         self.landed, self.loading = None, 0.0  # the foot just put down, and how long it counts as in contact [s]
+        self.stood = [None] * len(self.names)  # per foot, its sole's placement when it last carried the robot
+        self.level = None         # how high the first foot's sole stood above the second's when both last stood [m]
+        self.tipped = None        # the foot a push has lifted (no step): the robot stands on the other (None: none)
+        self.rise = 0.0           # how much higher the first foot's sole is beside the second's than at ``level`` [m]
 
     @property
     def phase(self):
@@ -104,9 +116,9 @@ class Stepping:
 
     @property
     def lifted(self):
-        """Per foot, whether it is lifted: swinging or landing (tuple of bool)."""
-        swinging = None if self.swing is None else self.step.swing
-        return tuple(index == swinging for index in range(len(self.names)))
+        """Per foot, whether it does not carry the robot: swinging, landing, or tipped up by a push (tuple of bool)."""
+        lifted = self.tipped if self.swing is None else self.step.swing
+        return tuple(index == lifted for index in range(len(self.names)))
 
     def request(self, foot, target, placements, active):
         """Ask for a step of ``foot`` (name) to ``target`` (pin.SE3 of its sole, world); StepRequestError when it is
@@ -135,6 +147,19 @@ class Stepping:
         their support polygon (None: none), ``placements`` every sole's pin.SE3, ``reference`` the CoM reference
         asked for [m]."""
         xi = capture_point(com, com_velocity, omega)
+        standing = self.tipped is None
+        active = self._carrying(placements, active)
+        tick = self._tick(dt, xi, com, com_velocity, omega, placements, active, polygon, reference)
+        if standing and self.tipped is not None:  # tipped onto one foot: the CoM reference's approach starts from
+            return tick._replace(reset_reference=True)  # the CoM, not from a place the foot no longer supports
+        return tick
+
+    def _tick(self, dt, xi, com, com_velocity, omega, placements, active, polygon, reference):
+        """:meth:`update` once ``active`` are the feet that carry the robot."""
+        if abs(self.rise) < TOUCHDOWN_CLEARANCE:  # where the feet stand, flat beside each other
+            for foot in active:
+                if self.step is None or foot == self.step.stance:
+                    self.stood[foot] = placements[foot]
         if self.step is None and len(active) == len(self.names) == 2:
             if self.requested is not None:  # the weight goes onto the stance foot first
                 swing, target = self.requested
@@ -150,12 +175,12 @@ class Stepping:
                 self.in_a_row += 1
             elif polygon is not None and polygon.depth(xi) >= 0.0:
                 self.in_a_row = 0
-        elif (self.step is None and self.landed is None and self.config.stepping and len(self.names) == 2
-              and len(active) == 1 and self.in_a_row < self.config.max_steps
-              and self._lowest(placements, 1 - active[0]) - self._lowest(placements, active[0]) > TIPPED_CLEARANCE):
+        elif (self.step is None and self.landed is None and self.config.stepping and self.tipped is not None
+              and self.in_a_row < self.config.max_steps):
             # a push has tipped the robot onto one foot: the other, in the air already, steps where ξ goes
             self._lift(plan_step(xi, placements, self.rectangles, omega, self.config.step_duration, self.region,
-                                 1 - active[0]), placements)
+                                 self.tipped), placements)
+            self.tipped = None
             self.recovery = True
             self.in_a_row += 1
         step = self.step
@@ -168,7 +193,7 @@ class Stepping:
                     active = tuple(sorted(active + (foot,)))
                     if LOADING_TIME - self.loading < PRESS_DEPTH / PRESS_SPEED:
                         return StepTick(active, {self.names[foot]: PRESS}, self.shift, xi, None, False, None)
-            return StepTick(active, {}, self.shift, xi, None, False, None)
+            return StepTick(active, self._returns(placements, active), self.shift, xi, None, False, None)
         if self.swing is None:  # weight shift: the CoM reference over the stance sole's centre, then lift-off
             centre = sole_centre(placements[step.stance], self.rectangles[step.stance])
             shift = np.r_[centre - np.asarray(reference)[:2], 0.0]
@@ -206,8 +231,48 @@ class Stepping:
                         step.target, False, (step.stance,))
 
     def abort(self):
-        """Forget the step under way and any asked for (the posture is held from the measured one)."""
-        self.step = self.swing = self.requested = self.landed = None
+        """Forget the step under way, any asked for and where the feet stood (the posture is held from the measured
+        one)."""
+        self.step = self.swing = self.requested = self.landed = self.level = self.tipped = None
+        self.stood = [None] * len(self.names)
+
+    def _carrying(self, placements, active):
+        """``active`` less the foot a push has tipped the robot off (see the module), which :attr:`tipped` names."""
+        self.rise = 0.0
+        if len(self.names) != 2 or self.step is not None or self.landed is not None:
+            return active
+        height = self._lowest(placements, 0) - self._lowest(placements, 1)
+        if self.level is None:
+            if len(active) == 2:
+                self.level = height
+            return active
+        rise = self.rise = height - self.level
+        if self.tipped is None and abs(rise) > TIPPED_CLEARANCE:
+            self.tipped = 0 if rise > 0.0 else 1
+        elif self.tipped is not None and abs(rise) < TOUCHDOWN_CLEARANCE:
+            self.tipped = None
+        return active if self.tipped is None else tuple(foot for foot in active if foot != self.tipped)
+
+    def _returns(self, placements, active):
+        """Foot name → its sole's twist back down where it last stood, for each foot in the air that no step lifted
+        while another carries the robot (see the module): horizontally to where it stood, down by its rise beside the
+        other."""
+        if not active or (self.config.stepping and self.in_a_row < self.config.max_steps):
+            return {}  # none, or a foot in the air steps (a tipped robot)
+        twists = {}
+        for foot, home in enumerate(self.stood):
+            if foot in active or home is None:
+                continue
+            sole = placements[foot]
+            down = self.rise if foot == 0 else -self.rise  # to the height it stood at beside the other
+            error = np.r_[home.translation[:2] - sole.translation[:2], -down,
+                          pin.log3(home.rotation @ sole.rotation.T)]
+            twist = self.config.swing_gain * error
+            speed = np.linalg.norm(twist[:3])
+            if speed > RETURN_SPEED:
+                twist[:3] *= RETURN_SPEED / speed
+            twists[self.names[foot]] = twist
+        return twists
 
     def _lift(self, step, placements):
         self.step, self.elapsed = step, 0.0
@@ -236,6 +301,8 @@ class Stepping:
         after = (placements[step.swing].translation + placements[step.stance].translation) / 2
         self.shift = self.shift + np.r_[(after - before)[:2], 0.0]
         self.landed, self.loading = step.swing, LOADING_TIME
+        self.stood[step.swing] = placements[step.swing]
+        self.level = None  # measured again once both carry the robot
         self.step, self.swing = None, None
         self.taken += 1
 

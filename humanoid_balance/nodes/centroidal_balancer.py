@@ -16,8 +16,9 @@
 Steps (kinematic and momentum modes, control/stepping.py): a capture point ξ = c + ċ/ω beyond the support polygon
 asks for a recovery step; balance/<foot>/step asks for one where the user wants it, refused with the reason when the
 robot is not standing on both feet, is already stepping or cannot reach it. The markers show ξ and the footstep.
-balance/<foot>/lifted says, when it changes, whether a step has lifted the foot: the contact estimator reads such a
-foot as aerial, whatever load the swing leg's dynamics put on its estimate, until the step puts it down.
+balance/<foot>/lifted says, when it changes, whether the foot carries nothing: a step has lifted it, or a push has
+tipped the robot onto the other foot (control/stepping.py); the contact estimator reads such a foot as aerial, whatever
+load the leg's dynamics or its drives put on its estimate, until it is put down.
 
 Modes (parameter ``mode``): kinematic (Choi–Kim), momentum (Garofalo et al.), viip (Sugihara–Nakamura).
 Balance first: the references are granted as far as the robot stays up (the core's limitations, reported by

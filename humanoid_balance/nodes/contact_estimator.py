@@ -15,8 +15,9 @@ an imu younger than imu_timeout the robot is taken as supported.
 zmp and contact/<foot>/wrench follow every estimate; contact/<foot>/state when it changes and at ``display_rate``;
 the CoPs, the support polygon and the markers, which only people look at, at ``display_rate`` and only while
 something subscribes to them.
-A foot the balancer has lifted for a step (balance/<foot>/lifted) is aerial and, from actuator forces, carries no
-wrench — the swing leg's dynamics would read as load — until the balancer puts it down, or for lift_timeout at most.
+A foot the balancer says is lifted (balance/<foot>/lifted: by a step, or by a push that tipped the robot onto the other
+foot) is aerial and, from actuator forces, carries no wrench — the leg's dynamics, or its drives pressing towards a
+floor it has left, would read as load — until the balancer puts it down, or for lift_timeout at most.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
 not adopted; a sustained jump of the source's clock is followed (nodes/stamp_policy.py).
 """
