@@ -5,6 +5,7 @@ import re
 import numpy as np
 
 from humanoid_balance.bench import EXPERIMENTS, run_benchmarks
+from humanoid_balance.bench.bisection import largest_recovered
 from humanoid_balance.bench.closed_loop import robot_config
 from humanoid_balance.bench.dancing_arms import AMPLITUDE, FREQUENCY, MIRROR, ROBOT, amplitudes, arm_rates
 from humanoid_balance.bench.results import Result, format_table
@@ -94,3 +95,12 @@ def test_bench_on_an_unknown_robot_is_one_line(capsys):
     assert main(["bench", "push", "--robot", "atlas"]) == 1
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "atlas" in error and "kangaroo_like" in error
+
+
+def test_the_bisection_finds_the_largest_impulse_recovered_to_its_tolerance():
+    """A robot that recovers up to 17.3 N·s: the bisection between 4 and 64 N·s to 2 N·s lands within 2 N·s below
+    it, with the outcome tried there; one that recovers nothing keeps the lower bound, untried."""
+    tried = []
+    impulse, outcome = largest_recovered(lambda i: tried.append(i) or i, lambda i: i <= 17.3, 4.0, 64.0, 2.0)
+    assert 17.3 - 2.0 < impulse <= 17.3 and outcome == impulse and len(tried) == 5
+    assert largest_recovered(lambda i: i, lambda i: False, 4.0, 64.0, 2.0) == (4.0, None)

@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from humanoid_balance.bench import bisection
 from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config, robot_mass
 from humanoid_balance.bench.results import Result
 from humanoid_balance.control.balancer import BalancerConfig
@@ -63,10 +64,8 @@ def push(impulse, robot=ROBOT, feedback=True, session=None):
 
 def largest_recovered(low, high, robot=ROBOT, tolerance=1.0, session=None):
     """Bisection on the impulse [N·s] between a recovered ``low`` and an unrecovered ``high``."""
-    while high - low > tolerance:
-        middle = 0.5 * (low + high)
-        low, high = (middle, high) if push(middle, robot, session=session).recovered else (low, middle)
-    return low
+    return bisection.largest_recovered(lambda impulse: push(impulse, robot, session=session),
+                                       lambda outcome: outcome.recovered, low, high, tolerance)[0]
 
 
 def run(smoke=False, robot=ROBOT, session=None):

@@ -8,6 +8,7 @@ see the same pushes. Units: SI.
 """
 import tempfile
 
+from humanoid_balance.bench import bisection
 from humanoid_balance.bench.closed_loop import robot_mass
 from humanoid_balance.bench.results import Result
 from humanoid_balance.bench.session import Session
@@ -27,15 +28,18 @@ NOTE = ("9: the demo's closed loop (plant in lockstep, the four nodes in one pro
         "bisection to 2 N·s (recovered: no fall, settled to 5 mm within the 2.5 s watched).")
 
 
-def push_through_nodes(impulse, mode, robot=ROBOT, session=None):
-    """One lateral push of ``impulse`` [N·s] through the nodes in ``mode``; the demo's metrics of the run."""
-    scenario = Scenario("push", PUSH_TIME + WATCHED + 0.5, 0.5,
-                        (Push(PUSH_TIME, (0.0, impulse / robot_mass(robot), 0.0), "lateral push"),),
-                        ArmDance(PUSH_TIME + WATCHED, 0.5, 2.0, 0.0))  # still arms: only closes the push's window
+def push_through_nodes(impulse, mode, robot=ROBOT, session=None, direction=(0.0, 1.0, 0.0), watched=WATCHED,
+                       parameters=None, label="lateral"):
+    """One push of ``impulse`` [N·s] along the unit ``direction`` (world axes; default lateral) at PUSH_TIME through the
+    nodes in ``mode``, ``watched`` [s] after it, the nodes' ``parameters`` layered on the robot's (build_suite); the
+    demo's metrics of the run."""
+    velocity = tuple(impulse / robot_mass(robot) * axis for axis in direction)
+    scenario = Scenario("push", PUSH_TIME + watched + 0.5, 0.5, (Push(PUSH_TIME, velocity, f"{label} push"),),
+                        ArmDance(PUSH_TIME + watched, 0.5, 2.0, 0.0))  # still arms: only closes the push's window
     run = session or Session()
     with tempfile.TemporaryDirectory(prefix="push_through_nodes_") as folder:
         _, figures, _ = run_demo(scenario, folder, progress=run.progress, robot=robot, mode=mode,
-                                 record=run.recording_path(f"{mode}_{impulse:g}Ns"))
+                                 record=run.recording_path(f"{mode}_{label}_{impulse:g}Ns"), parameters=parameters)
     return figures
 
 
@@ -45,10 +49,8 @@ def recovered(figures):
 
 def largest_recovered(mode, low, high, robot=ROBOT, tolerance=2.0, session=None):
     """Bisection on the impulse [N·s] between a recovered ``low`` and an unrecovered ``high``."""
-    while high - low > tolerance:
-        middle = 0.5 * (low + high)
-        low, high = (middle, high) if recovered(push_through_nodes(middle, mode, robot, session)) else (low, middle)
-    return low
+    return bisection.largest_recovered(lambda impulse: push_through_nodes(impulse, mode, robot, session), recovered,
+                                       low, high, tolerance)[0]
 
 
 def run(smoke=False, robot=ROBOT, session=None):

@@ -6,13 +6,10 @@ bisection, with the balancer's recovery steps (``stepping: true``) and without t
 fall, the CoM standing still (slower than the report's STILL_SPEED) within STILL_WITHIN of the push — wherever the
 feet now are — and the soles lifted at most MAX_STEPS times (the plant's ground truth). Units: SI.
 """
-import tempfile
-
+from humanoid_balance.bench import bisection
 from humanoid_balance.bench.closed_loop import robot_mass
+from humanoid_balance.bench.push_through_nodes import push_through_nodes
 from humanoid_balance.bench.results import Result
-from humanoid_balance.bench.session import Session
-from humanoid_balance.demo.runner import run_demo
-from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
 
 __all__ = ["NOTE", "ROBOT", "run", "pushed", "largest_recovered"]
 
@@ -20,7 +17,7 @@ EXPERIMENT = "12 recovery steps"
 ROBOT = "kangaroo_like"
 MODES = ("kinematic", "momentum")
 DIRECTIONS = {"lateral": (0.0, 1.0, 0.0), "forward": (1.0, 0.0, 0.0), "backward": (-1.0, 0.0, 0.0)}
-PUSH_TIME, WATCHED = 1.0, 3.0  # [s]
+WATCHED = 3.0                  # [s] after the push
 STILL_WITHIN = 3.0             # [s] after the push
 MAX_STEPS = 2
 SMOKE_IMPULSE, SMOKE_WATCHED = 12.0, 1.5  # [N·s, s]
@@ -35,34 +32,23 @@ NOTE = ("12: the demo's closed loop (plant in lockstep, the four nodes in one pr
 def pushed(impulse, mode, direction, stepping, robot=ROBOT, session=None, watched=WATCHED):
     """One push of ``impulse`` [N·s] in ``direction`` (a DIRECTIONS key) through the nodes in ``mode``, with recovery
     steps or without, ``watched`` [s]; (fell, the push's figures: standing still after [s], feet lifted, ...)."""
-    velocity = tuple(impulse / robot_mass(robot) * axis for axis in DIRECTIONS[direction])
-    scenario = Scenario("push", PUSH_TIME + watched + 0.5, 0.5, (Push(PUSH_TIME, velocity, f"{direction} push"),),
-                        ArmDance(PUSH_TIME + watched, 0.5, 2.0, 0.0))  # still arms: only closes the push's window
-    run = session or Session()
-    label = f"{mode}_{direction}_{'stepping' if stepping else 'feet'}_{impulse:g}Ns"
-    with tempfile.TemporaryDirectory(prefix="recovery_steps_") as folder:
-        _, figures, _ = run_demo(scenario, folder, progress=run.progress, robot=robot, mode=mode,
-                                 record=run.recording_path(label),
-                                 parameters={"centroidal_balancer": {"stepping": stepping}})
+    figures = push_through_nodes(impulse, mode, robot, session, DIRECTIONS[direction], watched,
+                                 {"centroidal_balancer": {"stepping": stepping}},
+                                 f"{direction}_{'stepping' if stepping else 'feet'}")
     return figures["fell"], figures["pushes"][0]
 
 
-def recovered(fell, push):
+def recovered(outcome):
+    fell, push = outcome
     return not fell and push["standing still after [s]"] <= STILL_WITHIN and push["feet lifted"] <= MAX_STEPS
 
 
 def largest_recovered(mode, direction, stepping, robot=ROBOT, session=None):
     """Bisection on the impulse [N·s] between LOW (taken as recovered) and HIGH; (the largest recovered, its push's
     figures)."""
-    low, high, at_low = LOW, HIGH, None
-    while high - low > TOLERANCE:
-        middle = 0.5 * (low + high)
-        fell, push = pushed(middle, mode, direction, stepping, robot, session)
-        if recovered(fell, push):
-            low, at_low = middle, push
-        else:
-            high = middle
-    return low, at_low
+    impulse, outcome = bisection.largest_recovered(
+        lambda impulse: pushed(impulse, mode, direction, stepping, robot, session), recovered, LOW, HIGH, TOLERANCE)
+    return impulse, None if outcome is None else outcome[1]
 
 
 def run(smoke=False, robot=ROBOT, session=None):

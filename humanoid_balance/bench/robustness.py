@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from humanoid_balance.bench import bisection
 from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config, robot_mass
 from humanoid_balance.bench.results import Result
 from humanoid_balance.demo.report import SETTLED_WITHIN, recovery
@@ -117,10 +118,8 @@ def largest_recovered(mode, perturbation, robot=ROBOT, low=4.0, high=30.0, toler
     low, high, tolerance = low * scale, high * scale, tolerance * scale
     if not recovered(low, mode, perturbation, robot):
         return 0.0
-    while high - low > tolerance:
-        middle = 0.5 * (low + high)
-        low, high = (middle, high) if recovered(middle, mode, perturbation, robot, session) else (low, middle)
-    return low
+    return bisection.largest_recovered(lambda impulse: recovered(impulse, mode, perturbation, robot, session), bool,
+                                       low, high, tolerance)[0]
 
 
 def run(smoke=False, robot=ROBOT, session=None):
