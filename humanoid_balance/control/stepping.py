@@ -115,6 +115,11 @@ class Stepping:
         return "swing" if self.elapsed < self.step.duration else "landing"
 
     @property
+    def recovering(self):
+        """Whether a recovery step may be taken now: ``stepping`` on, fewer than ``max_steps`` in a row."""
+        return self.config.stepping and self.in_a_row < self.config.max_steps
+
+    @property
     def lifted(self):
         """Per foot, whether it does not carry the robot: swinging, landing, or tipped up by a push (tuple of bool)."""
         lifted = self.tipped if self.swing is None else self.step.swing
@@ -167,16 +172,14 @@ class Stepping:
                 self.step = plan_step(xi, placements, self.rectangles, omega, self.config.commanded_step_duration,
                                       self.region, swing)._replace(target=target)
                 self.recovery = False
-            elif (self.config.stepping and polygon is not None and polygon.depth(xi) < -self.config.step_trigger
-                  and self.in_a_row < self.config.max_steps):
+            elif self.recovering and polygon is not None and polygon.depth(xi) < -self.config.step_trigger:
                 self._lift(plan_step(xi, placements, self.rectangles, omega, self.config.step_duration,
                                      self.region), placements)
                 self.recovery = True
                 self.in_a_row += 1
             elif polygon is not None and polygon.depth(xi) >= 0.0:
                 self.in_a_row = 0
-        elif (self.step is None and self.landed is None and self.config.stepping and self.tipped is not None
-              and self.in_a_row < self.config.max_steps):
+        elif self.step is None and self.landed is None and self.tipped is not None and self.recovering:
             # a push has tipped the robot onto one foot: the other, in the air already, steps where ξ goes
             self._lift(plan_step(xi, placements, self.rectangles, omega, self.config.step_duration, self.region,
                                  self.tipped), placements)
@@ -257,7 +260,7 @@ class Stepping:
         """Foot name → its sole's twist back down where it last stood, for each foot in the air that no step lifted
         while another carries the robot (see the module): horizontally to where it stood, down by its rise beside the
         other."""
-        if not active or (self.config.stepping and self.in_a_row < self.config.max_steps):
+        if not active or self.recovering:
             return {}  # none, or a foot in the air steps (a tipped robot)
         twists = {}
         for foot, home in enumerate(self.stood):
