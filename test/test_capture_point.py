@@ -69,6 +69,23 @@ def test_the_foot_on_the_capture_points_side_steps_never_across_the_other(captur
     assert REGION.inward - 1e-12 <= lateral <= REGION.outward + 1e-12
 
 
+def test_a_step_forwards_keeps_the_stance_width_with_the_sole_on_the_capture_point_ahead():
+    """Pushed straight ahead at 0.6 m/s, ξ 4 cm beyond the toes: the left foot steps with its sole's centre ahead on ξ
+    at touchdown (the LIPM, integrated by scipy), as far from the right foot sideways as it stood — where ξ, running
+    sideways away from the stance sole through the swing, lands inside the new support polygon — not drawn in
+    towards ξ's line."""
+    com, velocity = np.zeros(2), np.array([0.6, 0.0])
+    step = plan_step(capture_point(com, velocity, OMEGA), FEET, [SOLE, SOLE], OMEGA, 0.3, REGION._replace(width=0.2))
+    c, v = pendulum(com, velocity, step.zmp, step.duration)
+    predicted = capture_point(c, v, OMEGA)
+    assert step.swing == 0 and predicted[1] > 0.05  # ξ has run 5 cm towards the swing foot's side
+    centre = step.target.act(np.array([*SOLE.centre()[:2], 0.0]))[:2]
+    assert centre[0] == pytest.approx(predicted[0], abs=1e-9)
+    assert step.target.translation[1] == pytest.approx(FEET[0].translation[1], abs=1e-12)
+    landed = SupportPolygon.of_points(np.vstack([sole_corners(FEET[1], SOLE), sole_corners(step.target, SOLE)]))
+    assert step.captures and landed.depth(predicted) >= 0.02
+
+
 def test_the_swing_trajectory_is_smooth_lifts_and_lands_on_its_target():
     start = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, 0.1), np.array([0.0, 0.1, 0.0]))
     target = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, -0.2), np.array([0.15, 0.35, 0.01]))
@@ -125,6 +142,19 @@ def test_a_swing_sole_lands_on_the_floor_not_on_a_stance_sole_that_tilts():
         assert stepping.phase == phase, height
     assert stepping.taken == 1 and stepping.update(0.01, com, np.zeros(3), OMEGA, [sole, stance], (1,), None,
                                                    com).active == (0, 1)
+
+
+def test_a_swing_sole_pressed_below_the_stance_sole_has_landed_and_the_feet_stand_level_there():
+    """Late in the swing the sole, 5 mm above the floor it left, is below the stance sole, which it has lifted 20 mm
+    off the floor: landed. Once both are read in contact, the stance foot, still up, carries nothing: the feet stood
+    level at touchdown, not as they are now."""
+    stepping, com = recovery_stepping()
+    stance = pin.SE3(np.eye(3), FEET[1].translation + [0.0, 0.0, 0.02])
+    sole = pin.SE3(np.eye(3), stepping.step.target.translation + [0.0, 0.0, 0.005])
+    stepping.update(0.2, com, np.zeros(3), OMEGA, [sole, stance], (1,), None, com)
+    assert stepping.phase == "standing" and stepping.taken == 1
+    ticks = [stepping.update(0.01, com, np.zeros(3), OMEGA, [sole, stance], (0, 1), None, com) for _ in range(2)]
+    assert ticks[-1].active == (0,) and stepping.lifted == (False, True)
 
 
 def tipped_stepping(board, stepping):

@@ -7,8 +7,11 @@ leaves it at ξ(T) = p + (ξ(0) − p) e^{ωT}, and a ZMP put on ξ brings the p
 the support polygon the feet can stop the robot; once it has left, a foot must land where ξ will be: a step. The
 swing foot is the one on the side ξ left by, the ZMP meanwhile on the stance sole as near ξ as it goes (the ankle's
 share), and the foot lands back beside the stance foot as the robot stood if that stance catches ξ at touchdown
-(CAUGHT_DEPTH inside the new support polygon: the widest stance, the best damped after), else with its sole's centre
-on ξ at touchdown, within the region its leg reaches without crossing the stance leg. Units: SI (m, s, rad).
+(CAUGHT_DEPTH inside the new support polygon: the widest stance, the best damped after), else as far apart sideways
+with its sole's centre ahead or behind on ξ (a step forwards or backwards keeps the stance's width, or ξ, which runs
+sideways away from the stance sole through the swing, leaves the narrower stance after touchdown), else with its
+sole's centre on ξ at touchdown, within the region its leg reaches without crossing the stance leg.
+Units: SI (m, s, rad).
 """
 import math
 from typing import NamedTuple, Optional
@@ -80,9 +83,9 @@ def plan_step(capture, placements, soles, omega, duration, region, swing=None):
     stance_placement, rectangle = placements[stance], soles[swing]
     yaw, turn, side = stance_frame(stance_placement, placements[swing])
     wanted = turn.T @ (predicted - turn @ rectangle.centre()[:2] - origins[stance]) * [1.0, side]  # the sole's origin
-    offsets = [region.clamp(wanted)] if region.width is None else [region.clamp([0.0, region.width]),
-                                                                   region.clamp(wanted)]
-    for offset in offsets:  # the stance the robot stood in if it catches ξ, else the sole on ξ
+    offsets = [region.clamp(wanted)] if region.width is None else [
+        region.clamp([0.0, region.width]), region.clamp([wanted[0], region.width]), region.clamp(wanted)]
+    for offset in offsets:  # the stance the robot stood in, or as wide ahead or behind, if it catches ξ; else on ξ
         translation = np.r_[origins[stance] + turn @ (offset * [1.0, side]), stance_placement.translation[2]]
         target = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, yaw), translation)
         landed = SupportPolygon.of_points(np.vstack([corners[stance], sole_corners(target, rectangle)]))

@@ -12,11 +12,13 @@ the DCM step adaptation of Englsberger et al. and IHMC's ICP control do). The sw
 balance/<foot>/lifted, and reads it aerial) and follows a
 :class:`~humanoid_balance.control.capture_point.SwingTrajectory` as a C-busy section (Choi–Kim eqs. 14–20), its pose
 error fed back at ``swing_gain``. Past the trajectory's end the sole goes on down at LANDING_SPEED until it touches: in
-the swing's second half, its lowest corner within TOUCHDOWN_CLEARANCE of the floor it left (not of the stance sole,
-which may tilt) — a lifted foot reads aerial, so its load cannot tell —, or LANDING_TIME has passed. Then both feet
-carry the robot again: the foot put down counts as in contact until the contact estimator reads its load (LOADING_TIME
-at most), its sole pressed down at PRESS_SPEED meanwhile (PRESS_DEPTH at most) — a sole the kinematics put on the ground
-may hover a millimetre above it, or touch without load, and a load the position drives do not make never comes —, the
+the swing's second half, its lowest corner within TOUCHDOWN_CLEARANCE of the floor it left or of the stance sole's
+lowest corner (a sole pressed on down there lifts the robot off its stance foot) — a lifted foot reads aerial, so its
+load cannot tell —, or LANDING_TIME has passed. Then both feet carry the robot again, standing level beside each other
+if it touched (the height a push must lift one by to have tipped the robot is counted from there): the foot put
+down counts as in contact until the contact estimator reads its load (LOADING_TIME at most), its sole pressed down at
+PRESS_SPEED meanwhile (PRESS_DEPTH at most) — a sole the kinematics put on the ground may hover a millimetre above it,
+or touch without load, and a load the position drives do not make never comes —, the
 CoM reference moves with the feet's midpoint and its approach starts from the measured CoM. A capture point still
 outside asks for the next recovery step, up to ``max_steps`` in a row. A step asked for whose swing leg stops following
 its trajectory (its joints or actuators at their limits: the sole SWING_TOLERANCE from where it should be) puts its foot
@@ -205,10 +207,11 @@ class Stepping:
             return StepTick(active, {}, shift, xi, step.target, False, (step.stance,))
         self.elapsed += dt
         sole = placements[step.swing]
-        clearance = self._lowest(placements, step.swing) - self.floor  # not above the stance sole, which may tilt
+        lowest = self._lowest(placements, step.swing)  # above the floor it left, or pressed below the stance sole
+        clearance = min(lowest - self.floor, lowest - self._lowest(placements, step.stance))
         touching = self.elapsed >= TOUCHDOWN_AFTER * step.duration and clearance < TOUCHDOWN_CLEARANCE
         if touching or self.elapsed >= step.duration + LANDING_TIME:
-            self._land(placements)
+            self._land(placements, touching)
             return StepTick(active, {}, self.shift, xi, None, True, None)
         if self.recovery and self.elapsed < step.duration:  # where ξ will be at touchdown, as it goes now
             replanned = plan_step(xi, placements, self.rectangles, omega, step.duration - self.elapsed, self.region,
@@ -297,15 +300,16 @@ class Stepping:
         self.cut_short += 1
         return self.step
 
-    def _land(self, placements):
-        """Both feet carry the robot: the CoM reference moves with their midpoint."""
+    def _land(self, placements, touching):
+        """Both feet carry the robot: the CoM reference moves with their midpoint. ``touching``: the swing sole has
+        touched the floor it left, where the stance sole stands (else their level is measured once both carry)."""
         step = self.step
         before = (self.lift_off + placements[step.stance].translation) / 2
         after = (placements[step.swing].translation + placements[step.stance].translation) / 2
         self.shift = self.shift + np.r_[(after - before)[:2], 0.0]
         self.landed, self.loading = step.swing, LOADING_TIME
         self.stood[step.swing] = placements[step.swing]
-        self.level = None  # measured again once both carry the robot
+        self.level = 0.0 if touching else None  # both on the floor the swing foot left
         self.step, self.swing = None, None
         self.taken += 1
 
