@@ -3,7 +3,7 @@
 its swing trajectory, lands it where it was asked and stands on both feet again, the CoM going to their new
 midpoint — on Mahru I in kinematic mode (position drives) and momentum mode (joint impedance), and on TALOS
 (example-robot-data). Judged on the plant's ground truth: the soles' positions, the base height. Steps the robot
-cannot take are refused with the reason."""
+cannot take are refused with the reason. Recovery steps catch pushes the feet alone cannot hold."""
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -73,6 +73,34 @@ def test_a_lateral_push_that_tips_the_robot_is_caught_by_a_step():
             still = sample.com.copy()
     assert 1 <= loop.balancer.stepping.taken <= 2 and loop.contacts == (True, True)
     assert np.linalg.norm(sample.com[:2] - still[:2]) < 0.005  # [m] in the last 0.1 s
+
+
+def pushed_and_watched(robot, push, stepping):
+    """The robot in momentum mode pushed by ``push`` (N·s, world) at the pelvis 1 s in, watched until 4.5 s: (the time
+    it fell or None, the CoM's travel in the last 0.1 s [m], the loop)."""
+    loop = ClosedLoop(robot_config(robot), mode="momentum", impedance=True, stepping=stepping)
+    while loop.sim.time < 1.0:
+        loop.tick()
+    loop.push(np.asarray(push) / 0.1, 0.1)
+    while loop.sim.time < 4.5:
+        sample = loop.tick()
+        if loop.fallen(sample):
+            return sample.time, None, loop
+        if sample.time < 4.4:
+            still = sample.com.copy()
+    return None, float(np.linalg.norm(sample.com[:2] - still[:2])), loop
+
+
+@pytest.mark.parametrize("robot, push", [("talos", (46.0, 0.0, 0.0)), ("kangaroo_like", (-30.0, 0.0, 0.0))])
+def test_a_push_ahead_or_behind_the_feet_cannot_hold_is_caught_by_two_steps(robot, push):
+    """Momentum mode: TALOS pushed forwards by 46 N·s (0.51 m/s), kangaroo_like backwards by 30 N·s (0.56 m/s). On
+    their feet alone both fall; with recovery steps each stands still on both feet after at most two steps."""
+    fell, _, _ = pushed_and_watched(robot, push, stepping=False)
+    assert fell is not None, "the feet alone hold this push: it does not test the steps"
+    fell, moved, loop = pushed_and_watched(robot, push, stepping=True)
+    assert fell is None, f"fell at {fell:.2f} s"
+    assert 1 <= loop.balancer.stepping.taken <= 2 and loop.contacts == (True, True)
+    assert moved < 0.005  # [m] in the last 0.1 s
 
 
 @pytest.mark.parametrize("mode, impulse", [("momentum", 24.0), ("kinematic", 20.0)])
