@@ -12,18 +12,18 @@ the DCM step adaptation of Englsberger et al. and IHMC's ICP control do). The sw
 balance/<foot>/lifted, and reads it aerial) and follows a
 :class:`~humanoid_balance.control.capture_point.SwingTrajectory` as a C-busy section (Choi–Kim eqs. 14–20), its pose
 error fed back at ``swing_gain``. Past the trajectory's end the sole goes on down at LANDING_SPEED until it touches: in
-the swing's second half, its lowest corner within TOUCHDOWN_CLEARANCE of the floor it left or of the stance sole's
-lowest corner (a sole pressed on down there lifts the robot off its stance foot) — a lifted foot reads aerial, so its
-load cannot tell —, or LANDING_TIME has passed. Then both feet carry the robot again, standing level beside each other
-if it touched (the height a push must lift one by to have tipped the robot is counted from there): the foot put
-down counts as in contact until the contact estimator reads its load (LOADING_TIME at most), its sole pressed down at
-PRESS_SPEED meanwhile (PRESS_DEPTH at most) — a sole the kinematics put on the ground may hover a millimetre above it,
-or touch without load, and a load the position drives do not make never comes —, the
-CoM reference moves with the feet's midpoint and its approach starts from the measured CoM. A capture point still
-outside asks for the next recovery step, up to ``max_steps`` in a row. A step asked for whose swing leg stops following
-its trajectory (its joints or actuators at their limits: the sole SWING_TOLERANCE from where it should be) puts its foot
-straight down where it is, the step cut short and counted (a recovery step goes on: its target moves with ξ, and a foot
-put down short of it does not catch the robot).
+the swing's second half, its lowest corner within TOUCHDOWN_CLEARANCE of the floor it left, or of the stance sole's
+lowest corner or below it (a sole pressed on down there lifts the robot off its stance foot) — a lifted foot reads
+aerial, so its load cannot tell —, or LANDING_TIME has passed. Then both feet carry the robot again, standing level
+beside each other if it touched (the height a push must lift one by to have tipped the robot is counted from there): the
+foot put down counts as in contact until the contact estimator reads its load (LOADING_TIME at most), its sole pressed
+down at PRESS_SPEED meanwhile (PRESS_DEPTH at most) — a sole the kinematics put on the ground may hover a millimetre
+above it, or touch without load, and a load the position drives do not make never comes —, the CoM reference moves with
+the feet's midpoint and its approach starts from the measured CoM. A capture point still outside asks for the next
+recovery step, up to ``max_steps`` in a row. A step asked for whose swing leg stops following its trajectory (its joints
+or actuators at their limits: the sole SWING_TOLERANCE from where it should be) puts its foot straight down where it is,
+the step cut short and counted (a recovery step goes on: its target moves with ξ, and a foot put down short of it does
+not catch the robot).
 
 A push may tip the robot onto one foot: the other's sole, which no step lifted, rises more than TIPPED_CLEARANCE
 above the height it had beside it when both last stood (on a flat floor or not). That foot no longer carries the
