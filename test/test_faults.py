@@ -89,7 +89,7 @@ def assert_resumes(chain, node, what):
         return chain.watch.rate(topic, now - 0.5, now) > 0.1 * RATE
 
     assert chain.spin(60.0, until=lambda: flowing(MAIN_OUTPUT[node]) and flowing("actuator_commands")), \
-        f"no recovery after {what}; {node}'s output ends:\n{chain.processes[node].tail()}"
+        f"no recovery after {what} (exited: {chain.exited()}); {node}'s output ends:\n{chain.processes[node].tail()}"
     chain.spin(SETTLE)
     settled = time.monotonic()
     names = (*SUITE, PLANT)

@@ -4,6 +4,11 @@ The plant runs free against the wall clock and each of the four nodes runs in it
 parameters of experiment 7, :mod:`humanoid_balance.bench.dds_loop`), in a DDS domain of the chain's own. A probe
 node in this process watches every node's /diagnostics and the plant's ground truth, publishes into the chain, and
 kills, pauses and restarts processes.
+
+The chain's DDS runs over UDP, without Fast DDS's shared-memory transport: a process killed with
+kill -9 in the middle of a shared-memory operation can leave its segments so that the restarted process neither
+hears nor is heard (eProsima/Fast-DDS#5053, #1144; a CI run's restarted contact_estimator published nothing for
+minutes).
 """
 import os
 import signal
@@ -26,6 +31,10 @@ from humanoid_balance.nodes.qos import RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT
 
 __all__ = ["Chain", "NodeStatus", "resident_memory"]
+
+UDP_ONLY = {"FASTDDS_BUILTIN_TRANSPORTS": "UDPv4",  # rmw_fastrtps adds the shared-memory transport in its LOCALHOST
+            "ROS_AUTOMATIC_DISCOVERY_RANGE": "SUBNET"}  # range whatever this says: the chain's domain isolates it
+
 
 def resident_memory(pid):
     """A process's resident set size [MiB] (Linux /proc)."""
@@ -65,8 +74,8 @@ class Chain:
     def __init__(self, rate=100.0, robot=DEFAULT_ROBOT, mode="kinematic", lockstep=False, parameters=None):
         self.rate, self.robot, self.mode, self.lockstep = rate, robot, mode, lockstep
         self.parameters = parameters or {}
-        Chain.started += 1
-        self.environment = ros_environment(Chain.started)  # a domain of its own, even beside another chain
+        Chain.started += 1  # each chain a domain of its own, even beside another chain
+        self.environment = {**ros_environment(Chain.started), **UDP_ONLY}
         self.process_environment = {**os.environ, **self.environment}
         self.folder = tempfile.TemporaryDirectory(prefix="chain_")
         self.directory = self.folder.name
@@ -75,10 +84,10 @@ class Chain:
         self.history = []         # (node, NodeStatus) of every status received
         self.heights = []         # (wall time [s], simulated base height [m]) of the plant's ground truth
         self.context = rclpy.Context()
-        with environment_variables(self.environment):  # rcl reads the domain and discovery range at init
+        with environment_variables(self.environment):  # read by rcl at init and by Fast DDS for the participant
             rclpy.init(context=self.context)
-        self.node = Node("chain_probe", context=self.context,
-                         parameter_overrides=[Parameter("use_sim_time", value=lockstep)])  # the nodes' clock
+            self.node = Node("chain_probe", context=self.context,
+                             parameter_overrides=[Parameter("use_sim_time", value=lockstep)])  # the nodes' clock
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, RELIABLE_QOS)
