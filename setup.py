@@ -20,6 +20,7 @@ setup(
         (f"share/{PACKAGE}", ["package.xml"]),
         share("launch", "*.launch.py"),
         share("config", "*.yaml"),
+        share("config", "*.xml"),
         share("config/robots", "*.yaml"),
         share("urdf", "*.urdf"),
         share("rviz", "*.rviz"),

@@ -5,7 +5,7 @@ parameters of experiment 7, :mod:`humanoid_balance.bench.dds_loop`), in a DDS do
 node in this process watches every node's /diagnostics and the plant's ground truth, publishes into the chain, and
 kills, pauses and restarts processes.
 
-The chain's DDS runs over UDP, without Fast DDS's shared-memory transport: a process killed with
+The chain's DDS runs over UDP on this host, without Fast DDS's shared-memory transport: a process killed with
 kill -9 in the middle of a shared-memory operation can leave its segments so that the restarted process neither
 hears nor is heard (eProsima/Fast-DDS#5053, #1144; a CI run's restarted contact_estimator published nothing for
 minutes).
@@ -28,12 +28,16 @@ from humanoid_balance.bench.dds_loop import (PLANT, START_TIMEOUT, SUITE, enviro
 from humanoid_balance.bench.processes import NodeProcess, stop
 from humanoid_balance.nodes.diagnostics import LEVEL_NAMES, rejected_counts
 from humanoid_balance.nodes.qos import RELIABLE_QOS
-from humanoid_balance.resources import DEFAULT_ROBOT
+from humanoid_balance.resources import DEFAULT_ROBOT, config_file
 
 __all__ = ["Chain", "NodeStatus", "resident_memory"]
 
-UDP_ONLY = {"FASTDDS_BUILTIN_TRANSPORTS": "UDPv4",  # rmw_fastrtps adds the shared-memory transport in its LOCALHOST
-            "ROS_AUTOMATIC_DISCOVERY_RANGE": "SUBNET"}  # range whatever this says: the chain's domain isolates it
+
+def localhost_udp():
+    """The environment that puts Fast DDS on this host over UDP, without shared memory
+    (config/fastdds_localhost_udp.xml; rmw_fastrtps's own LOCALHOST range adds the shared-memory transport)."""
+    return {"FASTDDS_DEFAULT_PROFILES_FILE": str(config_file("fastdds_localhost_udp.xml")),
+            "ROS_AUTOMATIC_DISCOVERY_RANGE": "SYSTEM_DEFAULT"}
 
 
 def resident_memory(pid):
@@ -75,7 +79,7 @@ class Chain:
         self.rate, self.robot, self.mode, self.lockstep = rate, robot, mode, lockstep
         self.parameters = parameters or {}
         Chain.started += 1  # each chain a domain of its own, even beside another chain
-        self.environment = {**ros_environment(Chain.started), **UDP_ONLY}
+        self.environment = {**ros_environment(Chain.started), **localhost_udp()}
         self.process_environment = {**os.environ, **self.environment}
         self.folder = tempfile.TemporaryDirectory(prefix="chain_")
         self.directory = self.folder.name
