@@ -172,6 +172,9 @@ def test_the_accelerometer_enters_the_base_estimate_with_its_time_constants(tmp_
     names, positions = robot.actuated_names, joint_readings(robot, truth, robot.actuated_names)
     try:
         session.stream(names, positions, 5)
+        assert session.probe.spin_until(lambda: session.odom, 30.0, period=0.005,  # odom's reader may match later
+                                        on_tick=lambda: session.send(names, positions, np.zeros(len(names)))), \
+            f"no odom; {session.report()}"
         start = session.odom[-1].pose.pose.position.x
         biased = lambda: session.send(names, positions, np.zeros(len(names)), acceleration=(bias, 0.0, 9.81))  # noqa
         assert session.probe.spin_until(lambda: len(session.odom) > 600, 60.0, period=0.005, on_tick=biased), \
