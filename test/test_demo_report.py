@@ -68,3 +68,11 @@ def test_the_arms_swing_reached_is_the_measured_peak_to_peak_over_the_commanded(
     zmp = com[:, :3]
     figures = dance_figures(com, zmp, dance, arms, swing)
     assert figures.get("arm swing reached, of the commanded") == (None if reached is None else pytest.approx(reached))
+
+
+def test_a_dance_without_a_zmp_reads_no_excursion_and_no_error():
+    """A robot that fell before the dance presses no foot on the floor: no ZMP to measure (NaN), no traceback."""
+    dance = ArmDance(4.0, 2.0, 0.5, 1.0)
+    com = np.array([[t, 0.0, 0.0, 0.2] for t in np.arange(3.0, 7.0, 0.01)])
+    figures = dance_figures(com, np.zeros((0, 3)), dance)
+    assert np.isnan(figures["ZMP excursion x, y [m]"]).all()

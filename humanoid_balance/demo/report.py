@@ -167,11 +167,13 @@ def dance_figures(com, zmp, dance, arms=None, swing=None):
     over the dance) against the commanded one (the dance's scale times the swing)."""
     still = _window(com, dance.start - 0.3, dance.start)[:, 1:4].mean(axis=0)
     dancing_com = _window(com, dance.start, dance.start + dance.duration)
-    dancing_zmp = _window(zmp, dance.start, dance.start + dance.duration)
-    zmp_still = _window(zmp, dance.start - 0.3, dance.start)[:, 1:3].mean(axis=0)
+    dancing_zmp = _window(zmp, dance.start, dance.start + dance.duration)[:, 1:3]
+    zmp_still = _window(zmp, dance.start - 0.3, dance.start)[:, 1:3]
+    excursion = np.abs(dancing_zmp - zmp_still.mean(axis=0)).max(axis=0) if len(dancing_zmp) and len(zmp_still) \
+        else np.full(2, np.nan)  # no ZMP: no foot presses on the floor (the robot has fallen)
     figures = {"CoM horizontal deviation [m]": float(np.abs(dancing_com[:, 1:3] - still[:2]).max()),
                "CoM vertical deviation [m]": float(np.abs(dancing_com[:, 3] - still[2]).max()),
-               "ZMP excursion x, y [m]": np.abs(dancing_zmp[:, 1:3] - zmp_still).max(axis=0).tolist()}
+               "ZMP excursion x, y [m]": excursion.tolist()}
     dancing_arms = _window(arms, dance.start, dance.start + dance.duration + 0.2) if arms is not None else []
     swing = None if swing is None else dance.scale * np.asarray(swing)
     if swing is not None and len(dancing_arms) and np.any(swing != 0.0):  # (a dance of scale 0 keeps the arms still)
