@@ -123,10 +123,10 @@ class Watch:
         return self.mean("actuator_commands", start), self.chain.base_height
 
 
-def running_chain(lockstep):
-    """The chain, with every main output flowing and the robot standing, watched."""
+def running_chain(lockstep, restartable=False):
+    """The chain, with every main output flowing and the robot standing, watched; ``restartable``: see Chain."""
     config = load_robot_config(robot_config_file(DEFAULT_ROBOT))
-    with Chain(RATE, lockstep=lockstep) as running:
+    with Chain(RATE, lockstep=lockstep, restartable=restartable) as running:
         running.robot_model = load_robot(config.urdf_file, config.loops)
         running.watch = Watch(running, running.robot_model)
         running.wait(lambda: all(running.watch.latest.get(topic) for topic in MAIN_OUTPUT.values()),

@@ -23,7 +23,7 @@ def chain():
     """The plant in lockstep on its /clock, the nodes on it: a node that is down leaves the plant stepping on its
     timeout and on the others' holds, and a loaded machine slows the run instead of felling the robot (the
     free-running chain has its own test, test_free_running.py)."""
-    yield from running_chain(lockstep=True)
+    yield from running_chain(lockstep=True, restartable=True)
 
 
 GAP_REPORT = {  # killed node → (node that reports it, words of its report)

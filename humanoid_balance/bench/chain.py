@@ -5,10 +5,10 @@ parameters of experiment 7, :mod:`humanoid_balance.bench.dds_loop`), in a DDS do
 node in this process watches every node's /diagnostics and the plant's ground truth, publishes into the chain, and
 kills, pauses and restarts processes.
 
-The chain's DDS runs over UDP on this host, without Fast DDS's shared-memory transport: a process killed with
-kill -9 in the middle of a shared-memory operation can leave its segments so that the restarted process neither
-hears nor is heard (eProsima/Fast-DDS#5053, #1144; a CI run's restarted contact_estimator published nothing for
-minutes).
+A chain whose processes are to be killed (``restartable``) runs its DDS over UDP on this host, without Fast DDS's
+shared-memory transport: a process killed with kill -9 in the middle of a shared-memory operation can leave its
+segments so that the restarted process neither hears nor is heard (eProsima/Fast-DDS#5053, #1144; a CI run's
+restarted contact_estimator published nothing for minutes).
 """
 import os
 import signal
@@ -71,15 +71,17 @@ class Chain:
     """Start with ``with Chain(rate) as chain:``; the plant at ``rate`` [Hz] on ``robot`` in balance ``mode``,
     free-running, or with ``lockstep`` waiting for each tick's command (immune to the machine's load);
     ``parameters``: node → {name: value} on top of the experiment's
-    (:func:`~humanoid_balance.bench.dds_loop.overrides`)."""
+    (:func:`~humanoid_balance.bench.dds_loop.overrides`); ``restartable``: DDS over UDP (:func:`localhost_udp`), for
+    processes killed and started again."""
 
     started = 0  # chains this process has started
 
-    def __init__(self, rate=100.0, robot=DEFAULT_ROBOT, mode="kinematic", lockstep=False, parameters=None):
+    def __init__(self, rate=100.0, robot=DEFAULT_ROBOT, mode="kinematic", lockstep=False, parameters=None,
+                 restartable=False):
         self.rate, self.robot, self.mode, self.lockstep = rate, robot, mode, lockstep
         self.parameters = parameters or {}
         Chain.started += 1  # each chain a domain of its own, even beside another chain
-        self.environment = {**ros_environment(Chain.started), **localhost_udp()}
+        self.environment = {**ros_environment(Chain.started), **(localhost_udp() if restartable else {})}
         self.process_environment = {**os.environ, **self.environment}
         self.folder = tempfile.TemporaryDirectory(prefix="chain_")
         self.directory = self.folder.name
