@@ -4,9 +4,7 @@ Per update, every foot's wrench comes either from its F/T sensor (changed into t
 the actuator efforts through the closed chains (Kangaroo eqs. 45–47). Each wrench is low-pass filtered
 (2nd-order Butterworth), then gives the foot's centre of pressure, its contact phase (hysteresis on the
 normal force) and whether the CoP lies inside the sole; all feet together give the ZMP on the ground
-plane, each foot's CoP taken within its sole (a unilateral contact's CoP cannot leave it: an estimated wrench
-whose CoP does, as a low-passed one catching up with a landing near f_z = 0, would put the ZMP metres off), and
-the support polygon (convex hull of the soles in contact). Units: N, N·m, m.
+plane and the support polygon (convex hull of the soles in contact). Units: N, N·m, m.
 """
 from typing import NamedTuple, Optional
 
@@ -156,25 +154,25 @@ class ContactEstimator:
         filtered = self.lowpass.update(samples.reshape(-1), restart=restart, time=time).reshape(-1, 6)
         self.known = known
 
-        feet, cops, pressing = [], [], []
+        feet, total = [], None
         for foot_known, wrench, placement, rectangle, phase, foot_lifted in zip(known, filtered, sole_placements,
                                                                                 self.rectangles, self.phases, lifted):
             if not foot_known:
                 phase.update(None)
                 feet.append(FootContact(None, None, UNKNOWN, placement, rectangle))
                 continue
-            cop = center_of_pressure(wrench, self.min_cop_force)
-            feet.append(FootContact(wrench, cop, phase.update(wrench[2], foot_lifted), placement, rectangle))
-            if cop is not None:  # a unilateral contact's CoP lies in its sole: beyond, the estimate errs
-                cops.append(placement.act(np.r_[rectangle.nearest(*cop), 0.0]))
-                pressing.append(wrench[2])
-        known_feet = [foot for foot in feet if foot.wrench is not None]
-        if not known_feet:
+            feet.append(FootContact(wrench, center_of_pressure(wrench, self.min_cop_force),
+                                    phase.update(wrench[2], foot_lifted), placement, rectangle))
+            world = placement.act(pin.Force(wrench))
+            total = world if total is None else total + world
+        if total is None:
             return ContactEstimate(tuple(feet), None, 0.0, 0.0)
-        on_ground = [foot for foot in feet if foot.state == CONTACT] or known_feet
+        on_ground = ([foot for foot in feet if foot.state == CONTACT]
+                     or [foot for foot in feet if foot.wrench is not None])
         ground = float(sum(foot.sole_placement.translation[2] for foot in on_ground) / len(on_ground))
-        return ContactEstimate(tuple(feet), zero_moment_point(cops, pressing, ground, self.min_cop_force), ground,
-                               float(sum(foot.wrench[2] for foot in known_feet)))
+        total = total.vector
+        return ContactEstimate(tuple(feet), zero_moment_point(total, ground, self.min_cop_force), ground,
+                               float(total[2]))
 
     def support_polygon(self, estimate):
         """Convex hull of the soles in contact, (k, 3) counter-clockwise world points on the ground plane — for

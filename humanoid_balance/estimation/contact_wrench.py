@@ -3,8 +3,7 @@
 - F/T sensor wrench → sole frame (a change of frame and reduction point of a force, pinocchio ``Force``);
 - centre of pressure of a foot, in its sole frame: p = (−τ_y / f_z, τ_x / f_z);
 - zero-moment point of all feet on the ground plane z = h (Choi–Kim section 2; Sugihara–Nakamura eqs. 3–4):
-  the point where the horizontal moment of the total contact wrench vanishes, the mean of the feet's CoPs weighted
-  by their normal forces;
+  the point where the horizontal moment of the total contact wrench vanishes;
 - contact vs aerial phase from the normal force with hysteresis (Sugihara–Nakamura section 2: f_z > 0 in
   contact, f_z = 0 in the air).
 Units: N, N·m, m.
@@ -32,16 +31,19 @@ def center_of_pressure(wrench, min_normal_force):
     return np.array([-wrench[4] / f_z, wrench[3] / f_z])
 
 
-def zero_moment_point(cops, normal_forces, ground_height, min_normal_force):
-    """ZMP (x, y, h) [m] on the ground plane z = h of feet pressing on it with ``normal_forces`` [N] at their centres
-    of pressure ``cops`` ((k, ≥ 2) world [m]): their mean weighted by the normal forces, the point about which the
-    horizontal moment of the feet's total wrench vanishes (Sugihara–Nakamura eqs. 3–4, foot by foot on one plane).
-    None when they press with less than ``min_normal_force`` in all."""
-    normal_forces = np.asarray(normal_forces, dtype=float)
-    total = float(normal_forces.sum()) if normal_forces.size else 0.0
-    if total < min_normal_force:
+def zero_moment_point(wrenches_world, ground_height, min_normal_force):
+    """ZMP (x, y, h) [m] of wrenches [f; τ] expressed in the world frame about its origin (one (6,) or several
+    (k, 6), summed), on the plane z = h.
+
+    The moment about p = (x, y, h) is τ − p × f; its horizontal part vanishes at
+    x = (h f_x − τ_y) / f_z,  y = (h f_y + τ_x) / f_z.  Returns None when the total f_z < ``min_normal_force``.
+    """
+    wrenches_world = np.asarray(wrenches_world, dtype=float)
+    f_x, f_y, f_z, tau_x, tau_y, _ = (wrenches_world if wrenches_world.ndim == 1 else wrenches_world.sum(axis=0))
+    if f_z < min_normal_force:
         return None
-    return np.r_[normal_forces @ np.asarray(cops, dtype=float)[:, :2] / total, ground_height]
+    h = ground_height
+    return np.array([(h * f_x - tau_y) / f_z, (h * f_y + tau_x) / f_z, h])
 
 
 class ContactHysteresis:

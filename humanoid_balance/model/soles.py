@@ -23,10 +23,6 @@ class SoleRectangle(NamedTuple):
         """Whether (x, y) lies inside the rectangle shrunk by ``margin`` [m]."""
         return (self.x_min + margin <= x <= self.x_max - margin) and (self.y_min + margin <= y <= self.y_max - margin)
 
-    def nearest(self, x, y):
-        """The point of the rectangle nearest to (x, y): itself inside, else on its edge (2,) [m]."""
-        return np.array([min(max(x, self.x_min), self.x_max), min(max(y, self.y_min), self.y_max)])
-
     def margin(self, x, y):
         """Signed distance from (x, y) to the nearest edge, positive inside [m]."""
         return min(x - self.x_min, self.x_max - x, y - self.y_min, self.y_max - y)
