@@ -65,10 +65,12 @@ class Session(NodeSession):
         self.imu.publish(imu)
 
     def stream(self, names, positions, count_more, timeout=30.0):
+        """Send until ``count_more`` more estimated_joint_states have arrived, and an odom (its reader may match
+        later than estimated_joint_states')."""
         target = len(self.estimated) + count_more
-        assert self.probe.spin_until(lambda: len(self.estimated) >= target, timeout,
+        assert self.probe.spin_until(lambda: len(self.estimated) >= target and self.odom, timeout,
                                      on_tick=lambda: self.send(names, positions, np.zeros(len(names))),
-                                     period=0.005), f"no estimated_joint_states; {self.report()}"
+                                     period=0.005), f"no estimated_joint_states or odom; {self.report()}"
 
     def stream_past(self, names, positions, count_more, timeout=30.0):
         """Stream until ``count_more`` estimates of the samples sent from now on have arrived: not those of samples
@@ -172,9 +174,6 @@ def test_the_accelerometer_enters_the_base_estimate_with_its_time_constants(tmp_
     names, positions = robot.actuated_names, joint_readings(robot, truth, robot.actuated_names)
     try:
         session.stream(names, positions, 5)
-        assert session.probe.spin_until(lambda: session.odom, 30.0, period=0.005,  # odom's reader may match later
-                                        on_tick=lambda: session.send(names, positions, np.zeros(len(names)))), \
-            f"no odom; {session.report()}"
         start = session.odom[-1].pose.pose.position.x
         biased = lambda: session.send(names, positions, np.zeros(len(names)), acceleration=(bias, 0.0, 9.81))  # noqa
         assert session.probe.spin_until(lambda: len(session.odom) > 600, 60.0, period=0.005, on_tick=biased), \
