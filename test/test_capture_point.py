@@ -8,8 +8,8 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from humanoid_balance.control.balance_controller import BalancerConfig, Foot
-from humanoid_balance.control.capture_point import (StepRegion, SwingTrajectory, capture_point, capture_point_after,
-                                                    plan_step, sole_corners)
+from humanoid_balance.control.capture_point import (StepRegion, SwingTrajectory, capturable_velocity, capture_point,
+                                                    capture_point_after, plan_step, sole_corners)
 from humanoid_balance.control.stepping import RETURN_SPEED, Stepping
 from humanoid_balance.model.soles import SoleRectangle
 from humanoid_balance.model.support_polygon import SupportPolygon
@@ -84,6 +84,40 @@ def test_a_step_forwards_keeps_the_stance_width_with_the_sole_on_the_capture_poi
     assert step.target.translation[1] == pytest.approx(FEET[0].translation[1], abs=1e-12)
     landed = SupportPolygon.of_points(np.vstack([sole_corners(FEET[1], SOLE), sole_corners(step.target, SOLE)]))
     assert step.captures and landed.depth(predicted) >= 0.02
+
+
+@pytest.mark.parametrize("direction, edge", [((1.0, 0.0), SOLE.x_max), ((-1.0, 0.0), -SOLE.x_min),
+                                             ((0.0, 1.0), 0.1 + SOLE.y_max)])
+def test_the_feet_alone_stop_the_velocity_that_puts_the_capture_point_on_the_edge(direction, edge):
+    """Standing over the middle of the feet: ξ = Δv u/ω reaches the support polygon's edge at Δv = ω · distance."""
+    feet, _ = capturable_velocity((0.0, 0.0), OMEGA, FEET, [SOLE, SOLE], REGION, 0.35, direction)
+    assert feet == pytest.approx(OMEGA * edge, rel=1e-9)
+
+
+def test_a_step_forward_catches_what_the_pendulum_carries_to_the_landed_soles_toe_and_no_more():
+    """The one-step bound forwards, against the pendulum integrated by scipy: from rest over the feet with the
+    bound's velocity, the ZMP on the stance toe for the swing, ξ at touchdown is on the toe of a sole landed as far
+    forward as the region allows; 2 % faster, it is beyond. And it beats the feet alone."""
+    duration = 0.35
+    feet, step = capturable_velocity((0.0, 0.0), OMEGA, FEET, [SOLE, SOLE], REGION, duration, (1.0, 0.0))
+    toe = np.array([SOLE.x_max, -0.1])  # the stance sole's farthest point forwards (either foot)
+    landed_toe = REGION.forward + SOLE.x_max
+    for scale, beyond in ((1.0, False), (1.02, True)):
+        com, velocity = pendulum(np.zeros(2), np.array([scale * step, 0.0]), toe, duration)
+        xi = capture_point(com, velocity, OMEGA)[0]
+        assert (xi > landed_toe + 1e-3) if beyond else xi == pytest.approx(landed_toe, abs=1e-6)
+    assert step > 1.5 * feet
+
+
+@pytest.mark.parametrize("duration, beats_the_feet", [(0.35, False), (0.2, True)])
+def test_a_step_sideways_beats_the_feet_only_if_it_is_quick(duration, beats_the_feet):
+    """Pushed sideways the stance is the other foot, its inner edge the ZMP while ξ runs away from it: at 0.35 s
+    even the region's widest step lands short of the feet's own edge, at 0.2 s beyond it (ξ(T) by hand)."""
+    feet, step = capturable_velocity((0.0, 0.0), OMEGA, FEET, [SOLE, SOLE], REGION, duration, (0.0, 1.0))
+    inner_edge, landed_edge = -0.1 + SOLE.y_max, -0.1 + REGION.outward + SOLE.y_max
+    by_hand = OMEGA * (inner_edge + (landed_edge - inner_edge) * math.exp(-OMEGA * duration))
+    assert step == pytest.approx(max(feet, by_hand), rel=1e-9)
+    assert (by_hand > feet) == beats_the_feet
 
 
 def test_the_swing_trajectory_is_smooth_lifts_and_lands_on_its_target():

@@ -6,12 +6,17 @@ bisection, with the balancer's recovery steps (``stepping: true``) and without t
 fall, the CoM standing still (slower than the report's STILL_SPEED) within STILL_WITHIN of the push — wherever the
 feet now are — and the soles lifted at most MAX_STEPS times (the plant's ground truth). Units: SI.
 """
+import math
+
 from humanoid_balance.bench import bisection
-from humanoid_balance.bench.closed_loop import robot_mass
+from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config, robot_mass
 from humanoid_balance.bench.push_through_nodes import push_through_nodes
 from humanoid_balance.bench.results import Result
+from humanoid_balance.control.capture_point import capturable_velocity
+from humanoid_balance.control.stepping import step_region
+from humanoid_balance.control.zmp_com import GRAVITY
 
-__all__ = ["NOTE", "ROBOT", "run", "pushed", "largest_recovered"]
+__all__ = ["NOTE", "ROBOT", "run", "pushed", "largest_recovered", "lipm_bounds"]
 
 EXPERIMENT = "12 recovery steps"
 ROBOT = "kangaroo_like"
@@ -26,7 +31,9 @@ NOTE = ("12: the demo's closed loop (plant in lockstep, the four nodes in one pr
         "0.1 s at the pelvis, lateral, forward or backward, 3 s watched. The largest impulse recovered (no fall, the "
         "CoM standing still within 3 s wherever the feet are, at most two lift-offs of a sole) is found by bisection "
         "to 2 N·s, with the balancer's recovery steps and without them in the same run; beside each impulse the "
-        "velocity change it gives the robot, impulse / mass.")
+        "velocity change it gives the robot, impulse / mass; and the linear inverted pendulum's bounds for the robot "
+        "as it stands (control.capture_point.capturable_velocity, Koolen et al. 2012): the impulse the feet alone "
+        "can stop, and one step of the balancer's step_duration within its step region.")
 
 
 def pushed(impulse, mode, direction, stepping, robot=ROBOT, session=None, watched=WATCHED):
@@ -36,6 +43,21 @@ def pushed(impulse, mode, direction, stepping, robot=ROBOT, session=None, watche
                                  {"centroidal_balancer": {"stepping": stepping}},
                                  f"{direction}_{'stepping' if stepping else 'feet'}")
     return figures["fell"], figures["pushes"][0]
+
+
+def lipm_bounds(robot=ROBOT):
+    """Direction (a DIRECTIONS key) → (feet, one step): the largest impulses [N·s] the linear inverted pendulum of
+    the robot standing in its reference posture can stop on its feet and with one recovery step (see the module)."""
+    loop = ClosedLoop(robot_config(robot), stepping=True)
+    loop.tick()
+    balancer, mass = loop.balancer, robot_mass(robot)
+    placements = balancer.support[1]
+    com = balancer.kinematics.com
+    omega = math.sqrt(GRAVITY / (com[2] - sum(placement.translation[2] for placement in placements) / len(placements)))
+    region = step_region(balancer.config, balancer.leg_reach, placements)
+    return {direction: tuple(mass * velocity for velocity in capturable_velocity(
+        com, omega, placements, balancer.stepping.rectangles, region, balancer.config.step_duration, vector[:2]))
+        for direction, vector in DIRECTIONS.items()}
 
 
 def recovered(outcome):
@@ -59,7 +81,7 @@ def run(smoke=False, robot=ROBOT, session=None):
         return [Result(EXPERIMENT, f"momentum mode, {SMOKE_IMPULSE:g} N·s lateral, stepping", "—", "no fall",
                        f"{'fell' if fell else 'no fall'}, standing still after {push['standing still after [s]']:.2f}"
                        f" s, {push['feet lifted']} lift-offs", not fell)]
-    rows = []
+    rows, bounds = [], lipm_bounds(robot)
     for mode in MODES:
         for direction in DIRECTIONS:
             feet, _ = largest_recovered(mode, direction, False, robot, session)
@@ -68,7 +90,8 @@ def run(smoke=False, robot=ROBOT, session=None):
             rows += [Result(EXPERIMENT, f"{mode} mode: largest {direction} impulse recovered, stepping", "—",
                             f"≥ 2 × {feet:.0f} N·s (without stepping)",
                             f"{stepping:.0f} N·s ({stepping / mass:.2f} m/s); without stepping {feet:.0f} N·s "
-                            f"({feet / mass:.2f} m/s)", stepping >= 2.0 * feet),
+                            f"({feet / mass:.2f} m/s); LIPM bounds: feet {bounds[direction][0]:.0f}, one step "
+                            f"{bounds[direction][1]:.0f} N·s", stepping >= 2.0 * feet),
                      Result(EXPERIMENT, f"{mode} mode, {direction}: steps taken at the largest", "—",
                             f"≤ {MAX_STEPS}", lifted, None if push is None else push["feet lifted"] <= MAX_STEPS)]
     return rows

@@ -11,7 +11,13 @@ share), and the foot lands back beside the stance foot as the robot stood if tha
 with its sole's centre ahead or behind on ξ (a step forwards or backwards keeps the stance's width, or ξ, which runs
 sideways away from the stance sole through the swing, leaves the narrower stance after touchdown), else with its
 sole's centre on ξ at touchdown, within the region its leg reaches without crossing the stance leg.
-Units: SI (m, s, rad).
+
+:func:`capturable_velocity` bounds what that can do (Koolen, de Boer, Rebula, Goswami, Pratt 2012: N-step
+capturability of the LIPM with finite feet): the largest velocity change from standing that the feet alone can stop
+(ξ within the support polygon) and that one step can (lift-off at once, the ZMP meanwhile on the stance sole's
+farthest point along the push, the swing sole landing as far along it as the step region allows). The robot does worse
+(the ankle's torque, the swing's lag, the trigger's delay); a target above the one-step bound asks for more than a
+step of that duration and reach can give. Units: SI (m, s, rad).
 """
 import math
 from typing import NamedTuple, Optional
@@ -22,7 +28,7 @@ import pinocchio as pin
 from humanoid_balance.model.support_polygon import SupportPolygon
 
 __all__ = ["capture_point", "capture_point_after", "StepRegion", "Step", "plan_step", "stance_frame", "heading",
-           "SwingTrajectory"]
+           "SwingTrajectory", "capturable_velocity"]
 
 
 CAUGHT_DEPTH = 0.02  # [m] a landing that puts ξ this deep inside the new support polygon catches it
@@ -93,6 +99,34 @@ def plan_step(capture, placements, soles, omega, duration, region, swing=None):
             break
     return Step(swing, stance, target, zmp, np.asarray(capture, dtype=float), predicted,
                 bool(landed.depth(predicted) >= 0.0), duration)
+
+
+def capturable_velocity(com, omega, placements, soles, region, duration, direction):
+    """(feet, one step): the largest velocity change [m/s] along ``direction`` (2,) from a pendulum at rest over
+    ``com`` (2,) that the feet standing at ``placements`` (pin.SE3 of their soles, rectangles ``soles``) can stop
+    alone — ξ = c + Δv u/ω on the support polygon's edge — and that one step of ``duration`` [s] within ``region``
+    (a StepRegion) can: lift-off at once, the ZMP on the stance sole's farthest point p along u meanwhile, and
+    ξ(T) = p + (ξ − p) e^{ωT} (eq. of :func:`capture_point_after`) no farther along u than the landed sole reaches.
+    Along u only (an upper bound); the better swing foot; never below the feet's figure (the robot may not step)."""
+    u = np.asarray(direction, dtype=float) / np.linalg.norm(direction)
+    com = np.asarray(com, dtype=float)[:2]
+    corners = [sole_corners(placement, rectangle) for placement, rectangle in zip(placements, soles)]
+    polygon = SupportPolygon.of_points(np.vstack(corners))
+    along = polygon.inward @ u
+    leaving = along < 0.0
+    feet = omega * float(np.min(polygon.edge_slack(com)[leaving] / -along[leaving]))
+    best = feet
+    for swing in range(len(placements)):
+        stance = 1 - swing
+        zmp = float(np.max(corners[stance] @ u))
+        _, turn, side = stance_frame(placements[stance], placements[swing])
+        box = np.array([[x, y] for x in (-region.backward, region.forward) for y in (region.inward, region.outward)])
+        origins = placements[stance].translation[:2] + (box * [1.0, side]) @ turn.T
+        reach = float(np.max(origins @ u) + np.max(sole_corners(pin.SE3(placements[stance].rotation, np.zeros(3)),
+                                                                soles[swing]) @ u))
+        capture = zmp + (max(reach, zmp) - zmp) * math.exp(-omega * duration)
+        best = max(best, omega * (capture - float(com @ u)))
+    return feet, best
 
 
 def stance_frame(stance, swing):
