@@ -7,7 +7,11 @@
    at the CoM, to w_d.
 2. Contact-wrench distribution as a QP, built apart from its solution: min ‖Σ G_i w_i − w_d‖²_W + λ‖w‖²
    subject to f_z ≥ f_min, the friction pyramid |f_x|, |f_y| ≤ μ f_z, the CoP inside the sole rectangle
-   and |τ_z| ≤ μ_τ f_z, every w_i being a sole wrench in its sole frame. Solved by OSQP, warm-started.
+   and |τ_z| ≤ μ_τ f_z, every w_i being a sole wrench in its sole frame. Solved by OSQP, warm-started. λ (1e-6)
+   chooses, among the distributions that meet w_d, the least internal forces between the feet (the null space of
+   Σ G_i): the sum then misses w_d by about λ |w| (a fraction of a millinewton), and OSQP resolves the choice; at
+   1e-9 it did not, and the internal forces stayed wherever the warm start had left them, up to the friction
+   pyramid's edge (TALOS's feet squeezed sideways at μ f_z after a backward push, slid and rolled inwards).
 3. Joint torques τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (J̄_iq = J_i Q^{+M}); gravity needs no separate
    term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z). Joints
    that move (embedded limb motions) add their decoupled inverse dynamics: τ = Λ_q (q̈_d + Q M⁻¹ (h − Σ J_iᵀ w_i)),
@@ -117,7 +121,7 @@ class DistributionResult(NamedTuple):
 class WrenchDistribution:
     """The QP of eq. 38 for a fixed set of sole rectangles, rebuilt when the contact set changes."""
 
-    def __init__(self, rectangles, mu=0.7, f_min=10.0, regularization=1e-9, weights=None, torsion=None):
+    def __init__(self, rectangles, mu=0.7, f_min=10.0, regularization=1e-6, weights=None, torsion=None):
         self.rectangles = list(rectangles)
         self.mu, self.f_min, self.regularization = mu, f_min, regularization
         self.weights = np.ones(6) if weights is None else np.asarray(weights, dtype=float)
