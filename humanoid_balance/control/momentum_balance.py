@@ -5,12 +5,13 @@
    where (δ, ε) is the unit quaternion of R_Δ = R_dᵀ R (base orientation error) and h = [p; l] the centroidal
    momentum. By eq. 37, Σ J̄_ibᵀ w_i = Λ_h Σ_i (w_i at the CoM), so eq. 38 asks the contact wrenches to sum,
    at the CoM, to w_d.
-2. Contact-wrench distribution as a QP, built apart from its solution: min ‖Σ G_i w_i − w_d‖²_W + λ‖w‖²
+2. Contact-wrench distribution as a QP, built apart from its solution:
+       min ‖Σ G_i w_i − w_d‖²_W + λ_N ‖N w‖² + λ ‖w‖²,   N = I − G⁺G (G = [G_1 … G_k])
    subject to f_z ≥ f_min, the friction pyramid |f_x|, |f_y| ≤ μ f_z, the CoP inside the sole rectangle
-   and |τ_z| ≤ μ_τ f_z, every w_i being a sole wrench in its sole frame. Solved by OSQP, warm-started. λ (1e-6)
-   chooses, among the distributions that meet w_d, the least internal forces between the feet (the null space of
-   Σ G_i): the sum then misses w_d by about λ |w| (a fraction of a millinewton), and OSQP resolves the choice; at
-   1e-9 it did not, and the internal forces stayed wherever the warm start had left them, up to the friction
+   and |τ_z| ≤ μ_τ f_z, every w_i being a sole wrench in its sole frame. Solved by OSQP, warm-started. N w are the
+   internal forces between the feet, which do nothing for the CoM: λ_N (1e-3) makes them the least that the
+   constraints allow without costing any of w_d (they are orthogonal to what G sums); λ (1e-9) only keeps the QP
+   strictly convex. Without λ_N the internal forces stayed wherever the warm start had left them, up to the friction
    pyramid's edge (TALOS's feet squeezed sideways at μ f_z after a backward push, slid and rolled inwards).
 3. Joint torques τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (J̄_iq = J_i Q^{+M}); gravity needs no separate
    term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z). Joints
@@ -121,9 +122,10 @@ class DistributionResult(NamedTuple):
 class WrenchDistribution:
     """The QP of eq. 38 for a fixed set of sole rectangles, rebuilt when the contact set changes."""
 
-    def __init__(self, rectangles, mu=0.7, f_min=10.0, regularization=1e-6, weights=None, torsion=None):
+    def __init__(self, rectangles, mu=0.7, f_min=10.0, regularization=1e-9, weights=None, torsion=None,
+                 internal=1e-3):
         self.rectangles = list(rectangles)
-        self.mu, self.f_min, self.regularization = mu, f_min, regularization
+        self.mu, self.f_min, self.regularization, self.internal = mu, f_min, regularization, internal
         self.weights = np.ones(6) if weights is None else np.asarray(weights, dtype=float)
         self.torsion = [mu * min(r.x_max - r.x_min, r.y_max - r.y_min) / 4 if torsion is None else torsion
                         for r in self.rectangles]
@@ -132,10 +134,12 @@ class WrenchDistribution:
         self.last_feasible = None
 
     def objective(self, G_list, w_d, active):
-        """P, q of ‖Σ G_i w_i − w_d‖²_W + λ‖w‖² over the active contacts."""
+        """P, q of ‖Σ G_i w_i − w_d‖²_W + λ_N ‖N w‖² + λ‖w‖² over the active contacts."""
         G = np.hstack([G_list[i] for i in active])  # (6, 6k)
         GtW = G.T * self.weights
-        return 2.0 * (GtW @ G + self.regularization * np.eye(G.shape[1])), -2.0 * GtW @ w_d
+        identity = np.eye(G.shape[1])
+        internal = identity - G.T @ np.linalg.solve(G @ G.T, G)  # N = I − G⁺G, G of full row rank: a projector
+        return 2.0 * (GtW @ G + self.internal * internal + self.regularization * identity), -2.0 * GtW @ w_d
 
     def build(self, G_list, w_d, active):
         """The QP for the active contacts (indices into the rectangles) — inspectable, solver-free."""
