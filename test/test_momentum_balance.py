@@ -76,7 +76,7 @@ def test_the_feet_squeeze_each_other_no_more_than_the_desired_wrench_asks(kangar
     """The internal forces between the feet are the least that meet w_d, whatever came before: after desired
     wrenches that push the CoPs and the friction pyramids to their limits (a push's), back to the weight alone the
     distribution is the minimum-norm one of numpy's pseudo-inverse of Σ G_i (no constraint active), not internal
-    forces the warm start left (33 N sideways and 3 N·m of yaw without the internal forces' weight)."""
+    forces the warm start left (33 N sideways and 3 N·m of yaw when they were left in)."""
     robot, _, _, placements, com, rectangles = kangaroo
     mass = robot.total_mass
     distribution = WrenchDistribution(rectangles, mu=0.7, f_min=10.0)

@@ -5,13 +5,13 @@
    where (δ, ε) is the unit quaternion of R_Δ = R_dᵀ R (base orientation error) and h = [p; l] the centroidal
    momentum. By eq. 37, Σ J̄_ibᵀ w_i = Λ_h Σ_i (w_i at the CoM), so eq. 38 asks the contact wrenches to sum,
    at the CoM, to w_d.
-2. Contact-wrench distribution as a QP, built apart from its solution:
-       min ‖Σ G_i w_i − w_d‖²_W + λ_N ‖N w‖² + λ ‖w‖²,   N = I − G⁺G (G = [G_1 … G_k])
+2. Contact-wrench distribution as a QP, built apart from its solution: min ‖Σ G_i w_i − w_d‖²_W + λ‖w‖²
    subject to f_z ≥ f_min, the friction pyramid |f_x|, |f_y| ≤ μ f_z, the CoP inside the sole rectangle
-   and |τ_z| ≤ μ_τ f_z, every w_i being a sole wrench in its sole frame. Solved by OSQP, warm-started. N w are the
-   internal forces between the feet, which do nothing for the CoM: λ_N (1e-3) makes them the least that the
-   constraints allow without costing any of w_d (they are orthogonal to what G sums); λ (1e-9) only keeps the QP
-   strictly convex. Without λ_N the internal forces stayed wherever the warm start had left them, up to the friction
+   and |τ_z| ≤ μ_τ f_z, every w_i being a sole wrench in its sole frame. Solved by OSQP, warm-started. Its
+   solution's internal forces between the feet (N w, N = I − G⁺G, G = [G_1 … G_k]), which do nothing for the CoM,
+   are then taken out as far as the constraints allow: w moves towards G⁺G w, the least wrenches of the same sum,
+   up to the first constraint it meets, and the next solve starts from there. λ (1e-9) only keeps the QP strictly
+   convex; without the step the internal forces stayed wherever the warm start had left them, up to the friction
    pyramid's edge (TALOS's feet squeezed sideways at μ f_z after a backward push, slid and rolled inwards).
 3. Joint torques τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (J̄_iq = J_i Q^{+M}); gravity needs no separate
    term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z). Joints
@@ -122,10 +122,9 @@ class DistributionResult(NamedTuple):
 class WrenchDistribution:
     """The QP of eq. 38 for a fixed set of sole rectangles, rebuilt when the contact set changes."""
 
-    def __init__(self, rectangles, mu=0.7, f_min=10.0, regularization=1e-9, weights=None, torsion=None,
-                 internal=1e-3):
+    def __init__(self, rectangles, mu=0.7, f_min=10.0, regularization=1e-9, weights=None, torsion=None):
         self.rectangles = list(rectangles)
-        self.mu, self.f_min, self.regularization, self.internal = mu, f_min, regularization, internal
+        self.mu, self.f_min, self.regularization = mu, f_min, regularization
         self.weights = np.ones(6) if weights is None else np.asarray(weights, dtype=float)
         self.torsion = [mu * min(r.x_max - r.x_min, r.y_max - r.y_min) / 4 if torsion is None else torsion
                         for r in self.rectangles]
@@ -134,12 +133,10 @@ class WrenchDistribution:
         self.last_feasible = None
 
     def objective(self, G_list, w_d, active):
-        """P, q of ‖Σ G_i w_i − w_d‖²_W + λ_N ‖N w‖² + λ‖w‖² over the active contacts."""
+        """P, q of ‖Σ G_i w_i − w_d‖²_W + λ‖w‖² over the active contacts."""
         G = np.hstack([G_list[i] for i in active])  # (6, 6k)
         GtW = G.T * self.weights
-        identity = np.eye(G.shape[1])
-        internal = identity - G.T @ np.linalg.solve(G @ G.T, G)  # N = I − G⁺G, G of full row rank: a projector
-        return 2.0 * (GtW @ G + self.internal * internal + self.regularization * identity), -2.0 * GtW @ w_d
+        return 2.0 * (GtW @ G + self.regularization * np.eye(G.shape[1])), -2.0 * GtW @ w_d
 
     def build(self, G_list, w_d, active):
         """The QP for the active contacts (indices into the rectangles) — inspectable, solver-free."""
@@ -169,14 +166,16 @@ class WrenchDistribution:
             self.solver.setup(P_upper, qp.q, sparse.csc_matrix(qp.A), qp.l, qp.u, verbose=False, eps_abs=1e-10,
                               eps_rel=1e-10, max_iter=10000, polishing=False, warm_starting=True,
                               check_termination=5)  # warm-started, a tick converges in ~26 iterations: stop at 30
-            self.active, self.last_feasible = active, None
+            self.active, self.last_feasible, self.constraints = active, None, (qp.A, qp.l, qp.u)
         else:
             P, q = self.objective(G_list, w_d, active)
             self.solver.update(Px=P[self.upper_index], q=q)
         result = self.solver.solve(raise_error=False)
         solve_time = float(result.info.solve_time)
         if result.info.status in ("solved", "solved inaccurate") and np.all(np.isfinite(result.x)):
-            x, status = result.x, QpStatus.SOLVED
+            x, status = self._without_internal_forces(result.x, np.hstack([G_list[i] for i in active])), \
+                QpStatus.SOLVED
+            self.solver.warm_start(x=x)
             self.last_feasible = x.copy()
         elif self.last_feasible is not None:
             x, status = self.last_feasible, QpStatus.LAST_FEASIBLE
@@ -188,6 +187,16 @@ class WrenchDistribution:
             wrenches[i] = x[6 * k:6 * k + 6]
         residual = sum(G_list[i] @ wrenches[i] for i in active) - w_d
         return DistributionResult(wrenches, status, residual, solve_time)
+
+    def _without_internal_forces(self, x, G):
+        """``x`` moved towards G⁺G x — the same sum G x with no internal forces — as far as the constraints allow
+        (from x, which meets them, to the first one the straight path meets)."""
+        direction = -(x - G.T @ np.linalg.solve(G @ G.T, G @ x))  # −N x
+        A, lower, upper = self.constraints
+        at, along = A @ x, A @ direction
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = np.where(along > 0.0, (upper - at) / along, np.where(along < 0.0, (lower - at) / along, np.inf))
+        return x + min(1.0, max(0.0, float(np.min(room)))) * direction
 
 
 def joint_torques(M, J_contacts, wrenches, base_nv=6, accelerations=None, bias=None):
