@@ -173,8 +173,8 @@ class WrenchDistribution:
         result = self.solver.solve(raise_error=False)
         solve_time = float(result.info.solve_time)
         if result.info.status in ("solved", "solved inaccurate") and np.all(np.isfinite(result.x)):
-            x, status = self._without_internal_forces(result.x, np.hstack([G_list[i] for i in active])), \
-                QpStatus.SOLVED
+            x = self._without_internal_forces(result.x, np.hstack([G_list[i] for i in active]))
+            status = QpStatus.SOLVED
             self.solver.warm_start(x=x)
             self.last_feasible = x.copy()
         elif self.last_feasible is not None:
