@@ -132,15 +132,14 @@ class WrenchDistribution:
         self.active = None
         self.last_feasible = None
 
-    def objective(self, G_list, w_d, active):
-        """P, q of ‖Σ G_i w_i − w_d‖²_W + λ‖w‖² over the active contacts."""
-        G = np.hstack([G_list[i] for i in active])  # (6, 6k)
+    def objective(self, G, w_d):
+        """P, q of ‖Σ G_i w_i − w_d‖²_W + λ‖w‖² over the active contacts, G = [G_1 … G_k] (6, 6k)."""
         GtW = G.T * self.weights
         return 2.0 * (GtW @ G + self.regularization * np.eye(G.shape[1])), -2.0 * GtW @ w_d
 
     def build(self, G_list, w_d, active):
         """The QP for the active contacts (indices into the rectangles) — inspectable, solver-free."""
-        P, q = self.objective(G_list, w_d, active)
+        P, q = self.objective(_stacked(G_list, active), w_d)
         n = P.shape[0]
         blocks = [_contact_constraints(self.rectangles[i], self.mu, self.torsion[k]) for k, i in enumerate(active)]
         A = np.zeros((11 * len(active), n))
@@ -157,6 +156,7 @@ class WrenchDistribution:
         wrenches = np.zeros((len(self.rectangles), 6))
         if not active:
             return DistributionResult(wrenches, QpStatus.NO_CONTACT, -w_d, 0.0)
+        G = _stacked(G_list, active)
         if active != self.active:
             qp = self.build(G_list, w_d, active)
             self.solver = osqp.OSQP()
@@ -168,12 +168,12 @@ class WrenchDistribution:
                               check_termination=5)  # warm-started, a tick converges in ~26 iterations: stop at 30
             self.active, self.last_feasible, self.constraints = active, None, (qp.A, qp.l, qp.u)
         else:
-            P, q = self.objective(G_list, w_d, active)
+            P, q = self.objective(G, w_d)
             self.solver.update(Px=P[self.upper_index], q=q)
         result = self.solver.solve(raise_error=False)
         solve_time = float(result.info.solve_time)
         if result.info.status in ("solved", "solved inaccurate") and np.all(np.isfinite(result.x)):
-            x = self._without_internal_forces(result.x, np.hstack([G_list[i] for i in active]))
+            x = self._without_internal_forces(result.x, G)
             status = QpStatus.SOLVED
             self.solver.warm_start(x=x)
             self.last_feasible = x.copy()
@@ -185,8 +185,7 @@ class WrenchDistribution:
             status = QpStatus.GRAVITY_ONLY
         for k, i in enumerate(active):
             wrenches[i] = x[6 * k:6 * k + 6]
-        residual = sum(G_list[i] @ wrenches[i] for i in active) - w_d
-        return DistributionResult(wrenches, status, residual, solve_time)
+        return DistributionResult(wrenches, status, G @ x - w_d, solve_time)
 
     def _without_internal_forces(self, x, G):
         """``x`` moved towards G⁺G x — the same sum G x with no internal forces — as far as the constraints allow
@@ -197,6 +196,11 @@ class WrenchDistribution:
         with np.errstate(divide="ignore", invalid="ignore"):
             room = np.where(along > 0.0, (upper - at) / along, np.where(along < 0.0, (lower - at) / along, np.inf))
         return x + min(1.0, max(0.0, float(np.min(room)))) * direction
+
+
+def _stacked(G_list, active):
+    """[G_i …] of the active contacts side by side (6, 6k)."""
+    return np.hstack([G_list[i] for i in active])
 
 
 def joint_torques(M, J_contacts, wrenches, base_nv=6, accelerations=None, bias=None):
