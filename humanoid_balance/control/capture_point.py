@@ -116,11 +116,11 @@ def capturable_velocity(com, omega, placements, soles, region, duration, directi
     leaving = along < 0.0
     feet = omega * float(np.min(polygon.edge_slack(com)[leaving] / -along[leaving]))
     best = feet
+    box = np.array([[x, y] for x in (-region.backward, region.forward) for y in (region.inward, region.outward)])
     for swing in range(len(placements)):
         stance = 1 - swing
         zmp = float(np.max(corners[stance] @ u))
         _, turn, side = stance_frame(placements[stance], placements[swing])
-        box = np.array([[x, y] for x in (-region.backward, region.forward) for y in (region.inward, region.outward)])
         origins = placements[stance].translation[:2] + (box * [1.0, side]) @ turn.T
         reach = float(np.max(origins @ u) + np.max(sole_corners(pin.SE3(placements[stance].rotation, np.zeros(3)),
                                                                 soles[swing]) @ u))
