@@ -96,6 +96,20 @@ def test_a_push_from_the_front_the_feet_cannot_hold_is_caught_by_two_steps():
     assert moved < 0.005  # [m] in the last 0.1 s
 
 
+def test_a_backward_push_is_caught_by_steps_on_a_stance_foot_that_stays_flat():
+    """TALOS in momentum mode pushed backwards by 45 N·s (0.50 m/s; its feet alone hold 28): with recovery steps it
+    stands still on both feet after at most two. Standing on one foot the wrench saturates with the CoP at the heel;
+    kept cop_margin inside it the stance foot stays flat (on the heel's edge it rolled over it, and TALOS fell under
+    every backward push from 30 to 50 N·s)."""
+    push = (-45.0, 0.0, 0.0)
+    fell, _, _ = pushed_and_watched("talos", "momentum", push, stepping=False)
+    assert fell is not None, "the feet alone hold this push: it does not test the steps"
+    fell, moved, loop = pushed_and_watched("talos", "momentum", push, stepping=True)
+    assert fell is None, f"fell at {fell:.2f} s"
+    assert 1 <= loop.balancer.stepping.taken <= 2 and loop.contacts == (True, True)
+    assert moved < 0.005  # [m] in the last 0.1 s
+
+
 @pytest.mark.parametrize("mode, impulse", [("momentum", 24.0), ("kinematic", 20.0)])
 def test_a_foot_a_push_lifted_is_put_back_down_where_it_stood(mode, impulse):
     """kangaroo_like without recovery steps, pushed sideways (momentum mode 24 N·s, 0.45 m/s; kinematic 20 N·s): the

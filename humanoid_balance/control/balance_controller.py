@@ -80,6 +80,8 @@ class BalancerConfig:
         np.eye(3) * 800.0, np.eye(3) * 4.0, np.eye(3) * 300.0, np.eye(3) * 4.0))
     friction: float = 0.7              # μ of the friction pyramid
     f_min: float = 10.0                # minimum sole normal force [N]
+    stance_cop_margin: float = 0.05    # fraction of a sole's length and width its CoP keeps off each edge when the
+                                       # foot carries the robot alone (momentum mode: it does not tip over an edge)
     viip_frequency: float = 8.0        # standing impedance ω [rad/s] (eq. 13)
     viip_damping: float = 1.0          # standing impedance ζ ≥ 1 (eq. 14)
     posture_gain: float = 2.0          # [1/s] joints not in a leg return to their reference posture
@@ -208,7 +210,8 @@ class BalanceController:
         self._support_key, self._support = None, None  # the soles in contact and where, and their Support
         self._supports = {}      # feet → (their soles' corners, Support) as last built
         self.sole_corners = [rectangle.corners() for rectangle in rectangles]  # (4, 3) each, sole frames [m]
-        self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min)
+        self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min,
+                                               stance_cop_margin=config.stance_cop_margin)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
         self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))

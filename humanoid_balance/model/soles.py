@@ -36,6 +36,11 @@ class SoleRectangle(NamedTuple):
             axis, point = np.array([0.0, 1.0, 0.0]), np.array([0.5 * (self.x_min + self.x_max), 0.0, 0.0])
         return np.r_[np.cross(point, axis), axis]
 
+    def inset(self, fraction):
+        """The rectangle less ``fraction`` of its length and of its width on each side."""
+        dx, dy = fraction * (self.x_max - self.x_min), fraction * (self.y_max - self.y_min)
+        return SoleRectangle(self.x_min + dx, self.x_max - dx, self.y_min + dy, self.y_max - dy)
+
     def centre(self):
         """The rectangle's centre in the sole frame (z = 0) — (3,) [m]."""
         return np.array([(self.x_min + self.x_max) / 2, (self.y_min + self.y_max) / 2, 0.0])
