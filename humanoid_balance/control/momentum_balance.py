@@ -5,19 +5,20 @@
    where (δ, ε) is the unit quaternion of R_Δ = R_dᵀ R (base orientation error) and h = [p; l] the centroidal
    momentum. By eq. 37, Σ J̄_ibᵀ w_i = Λ_h Σ_i (w_i at the CoM), so eq. 38 asks the contact wrenches to sum,
    at the CoM, to w_d.
-2. Contact-wrench distribution as a QP, built apart from its solution: min ‖Σ G_i w_i − w_d‖²_W + λ‖w‖² subject to f_z ≥
-   f_min, the friction pyramid |f_x|, |f_y| ≤ μ f_z, the CoP inside the sole rectangle (less ``stance_cop_margin`` of
-   its length and width on each side for a foot alone) and |τ_z| ≤ μ_τ f_z, every w_i being a sole wrench in its sole
-   frame. Solved by OSQP, warm-started. Its solution's internal forces between the feet (N w, N = I − G⁺G, G = [G_1 …
-   G_k]), which do nothing for the CoM, are then taken out as far as the constraints allow: w moves towards G⁺G w, the
-   least wrenches of the same sum, up to the first constraint it meets, and the next solve starts from there. λ (1e-9)
-   only keeps the QP strictly convex; without the step the internal forces stayed wherever the warm start had left them,
-   up to the friction pyramid's edge (TALOS's feet squeezed sideways at μ f_z after a backward push, slid and rolled
-   inwards). A foot that carries the robot alone keeps its CoP off the edges, so that it does not tip over one when the
-   wrench saturates there: the joint impedance, the swing leg's reaction and the model's errors add their own ankle
-   torque on top (TALOS, on its stance foot in a backward recovery step, rolled over its heel with the CoP on the edge
-   and fell). Two feet keep their whole soles: the largest push they hold needs all of them (TALOS held 36 N·s forwards
-   with them, not with the margin).
+2. Contact-wrench distribution as a QP, built apart from its solution: min ‖Σ G_i w_i − w_d‖²_W + λ‖w‖²
+   subject to f_z ≥ f_min, the friction pyramid |f_x|, |f_y| ≤ μ f_z, the CoP inside the sole rectangle (less
+   ``stance_cop_margin`` of its length and width on each side for a foot alone) and |τ_z| ≤ μ_τ f_z, every w_i
+   being a sole wrench in its sole frame. Solved by OSQP, warm-started. Its solution's internal forces between the
+   feet (N w, N = I − G⁺G, G = [G_1 … G_k]), which do nothing for the CoM, are then taken out as far as the
+   constraints allow: w moves towards G⁺G w, the least wrenches of the same sum, up to the first constraint it
+   meets, and the next solve starts from there. λ (1e-9) only keeps the QP strictly convex; without the step the
+   internal forces stayed wherever the warm start had left them, up to the friction pyramid's edge (TALOS's feet
+   squeezed sideways at μ f_z after a backward push, slid and rolled inwards). A foot that carries the robot alone
+   keeps its CoP off the edges, so that it does not tip over one when the wrench saturates there: the joint
+   impedance, the swing leg's reaction and the model's errors add their own ankle torque on top (TALOS, on its
+   stance foot in a backward recovery step, rolled over its heel with the CoP on the edge and fell). Two feet keep
+   their whole soles: the largest push they hold needs all of them (TALOS held 36 N·s forwards with them, not with
+   the margin).
 3. Joint torques τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (J̄_iq = J_i Q^{+M}); gravity needs no separate
    term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z). Joints
    that move (embedded limb motions) add their decoupled inverse dynamics: τ = Λ_q (q̈_d + Q M⁻¹ (h − Σ J_iᵀ w_i)),
