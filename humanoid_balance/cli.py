@@ -99,7 +99,9 @@ def check_model(urdf, loops, samples=50, seed=0, feet=(), package_dirs=(), out=N
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="humanoid-balance", description=__doc__)
+    parser = argparse.ArgumentParser(prog="humanoid-balance", description="The humanoid_balance suite's command-line "
+                                     "tool: configure a robot, run the demo and the benchmarks, check and import "
+                                     "models.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -132,8 +134,8 @@ def build_parser():
                       help="the limbs that follow joint trajectories (busy_limbs): candidates init lists by name, "
                            "or any chain by its joints")
 
-    demo = commands.add_parser("demo", help=f"balance {DEFAULT_ROBOT} in MuJoCo through the whole suite: pushes, "
-                               "dancing arms, or jumps; writes a report")
+    demo = commands.add_parser("demo", help=f"balance a robot (default {DEFAULT_ROBOT}) in MuJoCo through the whole "
+                               "suite: pushes, dancing arms, or jumps; writes a report")
     demo.add_argument("--scenario", choices=tuple(SCENARIOS), default="full",
                       help="full: 14 s (default); short: 6.5 s, as in CI; jump: three jumps in a row, 2 s apart, "
                            "in viip mode (7.5 s); step: a lateral push the feet alone do not hold, caught by a "
@@ -161,8 +163,8 @@ def build_parser():
                            "Sugihara–Nakamura on position drives; both: kinematic then momentum on the same pushes, "
                            "compared")
     demo.add_argument("--rate", type=float, default=REAL_TIME_RATE,
-                      help=f"control rate with --real-time [Hz] (default {REAL_TIME_RATE:g}, which this 2-core "
-                           "development machine sustains)")
+                      help=f"control rate with --real-time [Hz] (default {REAL_TIME_RATE:g}); lower it if the "
+                           "summary's actuator command rate falls short of it (the machine cannot keep up)")
     bench = commands.add_parser("bench", help="run the papers' experiments in the embedded simulation; print the "
                                 "table and, run whole, write BENCHMARKS.md")
     bench.add_argument("experiments", nargs="*", metavar="EXPERIMENT",

@@ -1,8 +1,10 @@
 """The humanoid-balance command line, run as a user would run it."""
+import re
 import subprocess
 
 import pytest
 
+from humanoid_balance.cli import main
 from humanoid_balance.resources import executable
 from model_fixtures import DATA, ROBOT_FILES
 
@@ -36,3 +38,15 @@ def test_demo_refuses_a_video_format_it_cannot_write():
     result = run("demo", "--video", "run.avi")
     assert result.returncode == 2
     assert "--video run.avi: give a .gif or .mp4 file name" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["", "init", "demo", "bench", "check-model", "import-sdf"])
+def test_help_is_plain_text_about_the_users_machine(command, capsys):
+    """--help is read in a terminal: no reStructuredText markup (``…``), nothing about the machine it was written
+    on."""
+    with pytest.raises(SystemExit) as exit:
+        main([command, "--help"] if command else ["--help"])
+    text = capsys.readouterr().out
+    assert exit.value.code == 0 and text.startswith("usage: humanoid-balance")
+    assert "``" not in text
+    assert not re.search(r"\b(this|our)\b[^.;()]*\bmachine\b|\d-core", text), text
