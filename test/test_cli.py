@@ -4,9 +4,12 @@ import subprocess
 
 import pytest
 
+from humanoid_balance.bench import EXPERIMENTS
 from humanoid_balance.cli import main
 from humanoid_balance.resources import executable
-from model_fixtures import DATA, ROBOT_FILES
+from model_fixtures import DATA, REPO, ROBOT_FILES
+
+README = REPO / "README.md"
 
 EXECUTABLE = str(executable("humanoid-balance"))
 
@@ -50,3 +53,16 @@ def test_help_is_plain_text_about_the_users_machine(command, capsys):
     assert exit.value.code == 0 and text.startswith("usage: humanoid-balance")
     assert "``" not in text
     assert not re.search(r"\b(this|our)\b[^.;()]*\bmachine\b|\d-core", text), text
+
+
+def test_the_readme_names_the_commands_and_experiments_there_are(capsys):
+    """Every ``humanoid-balance COMMAND`` the README names runs (its --help), and its bench paragraph names every
+    experiment ``bench`` offers."""
+    text = README.read_text()
+    for command in sorted(set(re.findall(r"humanoid-balance ([a-z][a-z-]*)", text))):
+        with pytest.raises(SystemExit) as exit:
+            main([command, "--help"])
+        assert exit.value.code == 0, f"README names `humanoid-balance {command}`: {capsys.readouterr().err}"
+    paragraph = text[text.index("`humanoid-balance bench` reproduces"):]
+    paragraph = paragraph[:paragraph.index("\n\n")]
+    assert [name for name in EXPERIMENTS if f"`{name}`" not in paragraph] == []
