@@ -9,7 +9,7 @@ import numpy as np
 from humanoid_balance import __version__
 from humanoid_balance.bench import EXPERIMENTS
 from humanoid_balance.demo.scenario import SCENARIOS
-from humanoid_balance.resources import DEFAULT_ROBOT
+from humanoid_balance.resources import DEFAULT_ROBOT, model_file
 
 REAL_TIME_RATE = 100.0  # demo --real-time control rate [Hz]
 
@@ -35,6 +35,11 @@ def check_model(urdf, loops, samples=50, seed=0, feet=(), package_dirs=(), out=N
     from humanoid_balance.model.robot_setup import find_flat_feet
     from humanoid_balance.model.sdf_import import is_sdf
 
+    try:
+        urdf = model_file(urdf)
+    except FileNotFoundError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     if is_sdf(urdf):
         print(f"error: {urdf} is an SDF model; convert it first with `humanoid-balance import-sdf {urdf} --output "
               "DIR`, then check DIR/<model>.urdf with DIR/<model>.loops.yaml", file=sys.stderr)
@@ -106,7 +111,8 @@ def build_parser():
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = commands.add_parser("check-model", help="load a URDF + loop-closure YAML, close the loops, summarise")
-    check.add_argument("urdf", type=Path, help="URDF of the spanning tree")
+    check.add_argument("urdf", type=Path, help="URDF of the spanning tree, or the name of one of example-robot-data's "
+                       "(e.g. talos_reduced.urdf)")
     check.add_argument("loops", type=Path, nargs="?", help="loop-closure YAML (omit for a serial robot)")
     check.add_argument("--samples", type=int, default=50, help="random actuator samples to close (default 50)")
     check.add_argument("--feet", nargs=2, default=(), metavar=("LEFT_LINK", "RIGHT_LINK"),
@@ -116,7 +122,8 @@ def build_parser():
 
     init = commands.add_parser("init", help="configure the suite for a robot: from its URDF and foot links, write a "
                                "folder with robot.yaml (every node, the demo and the launch files read it)")
-    init.add_argument("urdf", type=Path, help="URDF of the robot (the spanning tree of a closed-chain robot)")
+    init.add_argument("urdf", type=Path, help="URDF of the robot (the spanning tree of a closed-chain robot), or the "
+                      "name of one of example-robot-data's (e.g. talos_reduced.urdf; a wrong name lists them)")
     init.add_argument("--loops", type=Path, help="loop-closure YAML of a closed-chain robot")
     init.add_argument("--feet", nargs=2, required=True, metavar=("LEFT_LINK", "RIGHT_LINK"),
                       help="the links of the left and right foot")
@@ -186,7 +193,8 @@ def build_parser():
     sdf = commands.add_parser("import-sdf", help="turn an SDF model with closed chains into DIR/<model>.urdf (the "
                               "spanning tree) and DIR/<model>.loops.yaml (its loop closures); report what changed "
                               "and the problems found")
-    sdf.add_argument("sdf", type=Path, help="the SDF file (its first <model>)")
+    sdf.add_argument("sdf", type=Path, help="the SDF file (its first <model>), or the name of one of "
+                     "example-robot-data's (e.g. cassie_v2.sdf)")
     sdf.add_argument("--output", type=Path, required=True, metavar="DIR", help="folder to write the two files to")
     sdf.add_argument("--package-dirs", nargs="+", default=[], metavar="DIR",
                      help="folders where model:// and package:// mesh URIs are looked up (also searched: the SDF's "
@@ -229,9 +237,9 @@ def import_sdf(sdf, output, package_dirs=(), actuated=None, outputs=None, measur
     from humanoid_balance.model.sdf_import import import_sdf as convert
 
     try:
-        result = convert(sdf, output, actuated=actuated, outputs=outputs, measured=measured,
+        result = convert(model_file(sdf, ".sdf"), output, actuated=actuated, outputs=outputs, measured=measured,
                          loop_axes=dict(loop_axes), package_dirs=package_dirs, keep_springs=keep_springs)
-    except SdfImportError as error:
+    except (FileNotFoundError, SdfImportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     for line in result.report():
@@ -280,7 +288,7 @@ def init(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance=(), l
     from humanoid_balance.robot_init import init_robot
 
     try:
-        init_robot(urdf, feet, output, loops, package_dirs, soles, stance, limbs)
+        init_robot(model_file(urdf), feet, output, loops, package_dirs, soles, stance, limbs)
     except (ModelError, ValueError, OSError) as error:
         print(f"humanoid-balance init: error: {error}", file=sys.stderr)
         return 1

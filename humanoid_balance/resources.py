@@ -1,12 +1,14 @@
 """Locate what the package ships (robot and parameter files, executables) and the third-party reference robots,
 whether it runs from the source tree, a pip install or a colcon install space (through the ament index)."""
+import difflib
 import os
 import shutil
 import sys
+from collections import Counter
 from pathlib import Path
 
 __all__ = ["DEFAULT_ROBOT", "TALOS_URDF", "robot_files", "robot_config_file", "config_file", "executable",
-           "example_robot", "find_file", "resolve_uri"]
+           "example_robot", "example_robot_models", "model_file", "find_file", "resolve_uri"]
 
 PACKAGE = "humanoid_balance"
 DEFAULT_ROBOT = "kangaroo_like"
@@ -134,6 +136,45 @@ def example_robot(relative):
     pip wheel (``pip install example-robot-data``, a cmeel prefix in site-packages) or an ament install; None if
     it is not installed."""
     return find_file(f"package://example-robot-data/robots/{relative}", variables=())
+
+
+def example_robot_models(suffix=".urdf"):
+    """example-robot-data's models whose file name ends in ``suffix``, by name: the file name without ``suffix``
+    (``talos_reduced``), or its path under ``robots/`` without it where several files share a name; {} when the
+    package is not installed."""
+    package = find_file("package://example-robot-data/package.xml", variables=())
+    folder = package.parent / "robots" if package is not None else None
+    if folder is None or not folder.is_dir():
+        return {}
+    files = sorted(folder.rglob(f"*{suffix}"))
+    names = Counter(path.name for path in files)
+    return {(path.name if names[path.name] == 1 else path.relative_to(folder).as_posix())[:-len(suffix)]: path
+            for path in files}
+
+
+def model_file(path, suffix=".urdf"):
+    """The model file ``path`` names: the file itself, else the example-robot-data model of that name, with or
+    without ``suffix`` (``talos_reduced.urdf`` or ``talos_reduced``: :func:`example_robot_models`).
+
+    Raises:
+        FileNotFoundError: neither, in one line naming the closest models and listing them all.
+    """
+    path = Path(path)
+    if path.is_file():
+        return path
+    models = example_robot_models(suffix)
+    text = path.as_posix()
+    name = text[:-len(suffix)] if text.endswith(suffix) else text
+    if name in models:
+        return models[name]
+    if not models:
+        raise FileNotFoundError(f"{path}: no such file (example-robot-data, whose models can be named instead, is "
+                                "not installed: pip install example-robot-data)")
+    close = (sorted(model for model in models if model.startswith(name))[:6]
+             or difflib.get_close_matches(name, list(models), n=3))
+    raise FileNotFoundError(f"{path}: no such file, nor a model of example-robot-data"
+                            + (f" (did you mean {', '.join(close)}?)" if close else "")
+                            + f"; its {suffix.lstrip('.').upper()} models: {', '.join(sorted(models, key=str.lower))}")
 
 
 TALOS_URDF = example_robot("talos_data/robots/talos_reduced.urdf")

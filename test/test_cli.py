@@ -36,6 +36,16 @@ def test_check_model_reports_a_bad_file_without_traceback():
     assert "Traceback" not in result.stderr
 
 
+def test_a_model_that_is_no_file_is_looked_up_in_example_robot_data(tmp_path, capsys):
+    """import-sdf (as init and check-model) takes example-robot-data's models by name; a name that is neither a file
+    nor one of them is one line naming the closest."""
+    assert main(["import-sdf", "cassie_v3.sdf", "--output", str(tmp_path / "cassie")]) == 1
+    error = capsys.readouterr().err
+    assert len(error.splitlines()) == 1 and not (tmp_path / "cassie").exists()
+    assert error.startswith("error: cassie_v3.sdf: no such file, nor a model of example-robot-data (did you mean "
+                            "cassie_v2, ")
+
+
 def test_demo_refuses_a_video_format_it_cannot_write():
     """The closed-loop demo itself is tested in test_demo.py; here, a bad option fails before anything starts."""
     result = run("demo", "--video", "run.avi")

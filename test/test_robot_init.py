@@ -1,8 +1,11 @@
-"""humanoid-balance init on a robot never configured here: TALOS (serial, mesh feet) from example-robot-data.
+"""humanoid-balance init on a robot never configured here: TALOS (serial, mesh feet) from example-robot-data, by the
+README's command as printed.
 
 References: TALOS's own sole frame (left_sole_link, shipped by PAL in its URDF, which init does not use), pinocchio
 forward kinematics of the stance, and the closed-loop demo through the five nodes on the written configuration."""
 import re
+import shlex
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -12,18 +15,35 @@ import pytest
 from humanoid_balance.cli import main
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import load_robot_config
-from model_fixtures import assert_short_demo_stands, talos_urdf
+from humanoid_balance.resources import executable
+from model_fixtures import REPO, assert_short_demo_stands, talos_urdf
 
 FEET = ("leg_left_6_link", "leg_right_6_link")
+README_INIT = re.search(r"^\.venv/bin/humanoid-balance (init talos_reduced\.urdf [^#\n]*)",
+                        (REPO / "README.md").read_text(), re.MULTILINE)  # "Your own robot"'s first command
 
 
 @pytest.fixture(scope="module")
 def talos(tmp_path_factory):
-    urdf = talos_urdf()
+    """TALOS configured by the README's command, run as printed in an empty folder: the URDF named by its file name
+    in example-robot-data, where a newcomer does not know to look for it."""
+    assert README_INIT, "the README's section \"Your own robot\" starts with `humanoid-balance init talos_reduced.urdf`"
+    arguments = shlex.split(README_INIT.group(1))
     folder = tmp_path_factory.mktemp("talos")
-    assert main(["init", str(urdf), "--feet", *FEET, "--output", str(folder), "--package-dirs",
-                 str(urdf.parents[4])]) == 0
-    return urdf, folder, load_robot_config(folder)
+    result = subprocess.run([executable("humanoid-balance"), *arguments], cwd=folder, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    written = folder / arguments[arguments.index("--output") + 1]
+    assert f"{talos_urdf()} → {written.name}/" in result.stdout.splitlines()[0]
+    return talos_urdf(), written, load_robot_config(written)
+
+
+def test_a_robot_name_init_does_not_know_is_one_line_listing_example_robot_datas(tmp_path, capsys):
+    assert main(["init", "talos", "--feet", *FEET, "--output", str(tmp_path / "talos")]) == 1
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and not (tmp_path / "talos").exists()
+    assert "talos: no such file, nor a model of example-robot-data" in error
+    assert "talos_reduced" in error.split("did you mean")[1] and "icub" in error.split("models:")[1]
 
 
 def test_soles_found_from_the_mesh_feet_match_the_robots_own_sole_frames(talos):
@@ -93,7 +113,7 @@ def test_check_model_finds_the_feet_as_init_does(capsys):
     legs; an arm given as a foot is refused in one line, since feet stand level."""
     urdf = talos_urdf()
     package_dirs = ["--package-dirs", str(urdf.parents[4])]
-    assert main(["check-model", str(urdf), "--samples", "0", "--feet", *FEET, *package_dirs]) == 0
+    assert main(["check-model", "talos_reduced.urdf", "--samples", "0", "--feet", *FEET, *package_dirs]) == 0
     out = capsys.readouterr().out
     pal = load_robot(urdf)
     for foot, theirs in zip(FEET, ("left_sole_link", "right_sole_link")):
