@@ -138,8 +138,11 @@ def build_parser():
     init.add_argument("--stance", nargs="+", default=[], metavar="JOINT=VALUE",
                       help="the standing configuration the plant starts in [rad, m], instead of searching one")
     init.add_argument("--limbs", nargs="+", default=[], metavar="NAME[=JOINT,JOINT,...]",
-                      help="the limbs that follow joint trajectories (busy_limbs): candidates init lists by name, "
-                           "or any chain by its joints")
+                      help="the limbs that follow joint trajectories (busy_limbs, topic balance/<limb>/trajectory): "
+                           "candidates init lists by name, or any chain by its joints")
+    init.add_argument("--cartesian-limbs", nargs="+", default=[], metavar="NAME[=JOINT,JOINT,...]",
+                      help="the limbs whose end follows target poses, e.g. hands (cartesian_limbs, topic "
+                           "balance/<limb>/pose): candidates init lists by name, or any chain by its joints")
 
     demo = commands.add_parser("demo", help=f"balance a robot (default {DEFAULT_ROBOT}) in MuJoCo through the whole "
                                "suite: pushes, dancing arms, or jumps; writes a report")
@@ -281,14 +284,14 @@ def bench(experiments, smoke, output, strict, robot=None, record=None):
     return 1 if crashed or (strict and missed) else 0
 
 
-def init(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance=(), limbs=()):
+def init(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance=(), limbs=(), cartesian_limbs=()):
     """``humanoid-balance init``; returns the exit code (1 with one line naming what is wrong, or what is missing
     from the folder it wrote and the option that gives it)."""
     from humanoid_balance.model import ModelError
     from humanoid_balance.robot_init import init_robot
 
     try:
-        init_robot(model_file(urdf), feet, output, loops, package_dirs, soles, stance, limbs)
+        init_robot(model_file(urdf), feet, output, loops, package_dirs, soles, stance, limbs, cartesian_limbs)
     except (ModelError, ValueError, OSError) as error:
         print(f"humanoid-balance init: error: {error}", file=sys.stderr)
         return 1
@@ -347,7 +350,7 @@ def main(argv=None):
                            package_dirs=args.package_dirs)
     if args.command == "init":
         return init(args.urdf, args.feet, args.output or Path(args.urdf.stem), args.loops, args.package_dirs,
-                    args.sole, args.stance, args.limbs)
+                    args.sole, args.stance, args.limbs, args.cartesian_limbs)
     if args.command == "demo":
         if args.rate <= 0.0:
             parser.error(f"--rate {args.rate:g}: give a positive control rate in Hz")

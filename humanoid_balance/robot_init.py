@@ -5,9 +5,11 @@ launch files (``robot:=DIR``); DIR/<robot>.urdf is the URDF with a sole link add
 DIR/<robot>.loops.yaml the loop closures, copied. The folder is portable: its files name each other relative to
 it, meshes keep their ``package://`` URIs and meshes given as files are copied into DIR/meshes. What
 :mod:`humanoid_balance.model.robot_setup` finds is printed and written with comments; what the command line gives
-(``--sole``, ``--stance``, ``--limbs``) replaces what it would look for. What it cannot find is written marked
-MISSING, and :class:`IncompleteConfiguration` names the option that gives it: init never stops without a file.
+(``--sole``, ``--stance``, ``--limbs``, ``--cartesian-limbs``) replaces what it would look for. What it cannot find
+is written marked MISSING, and :class:`IncompleteConfiguration` names the option that gives it. A name it cannot use
+(a foot link, a stance joint, a limb) stops it before it writes anything, naming the closest valid ones.
 """
+import difflib
 import shutil
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
@@ -126,7 +128,9 @@ def _given_stance(urdf, robot, stance):
         except ValueError:
             raise ModelFileError(urdf, f"--stance {pair}", "give JOINT=VALUE with VALUE in rad or m") from None
         if joint not in robot.joint_names:
-            raise ModelFileError(urdf, f"--stance {pair}", f"'{joint}' is not a joint of the URDF")
+            close = difflib.get_close_matches(joint, robot.joint_names, n=3)
+            raise ModelFileError(urdf, f"--stance {pair}", f"'{joint}' is not a joint of the URDF"
+                                 + (f"; did you mean {', '.join(close)}?" if close else ""))
         index = robot.joint_q_index(joint)
         lower, upper = robot.model.lowerPositionLimit[index], robot.model.upperPositionLimit[index]
         if not lower <= value <= upper:
@@ -135,9 +139,9 @@ def _given_stance(urdf, robot, stance):
     return values
 
 
-def _given_limbs(urdf, robot, candidates, limbs):
-    """--limbs NAME or NAME=JOINT,JOINT,... → {name: (joints, end frame)}: candidates by name, or limbs by their
-    joints (their end frame: the link after the last joint).
+def _given_limbs(urdf, robot, candidates, limbs, option="--limbs"):
+    """``option`` (--limbs, --cartesian-limbs) NAME or NAME=JOINT,JOINT,... → {name: (joints, end frame)}: candidates
+    by name, or limbs by their joints (their end frame: the link after the last joint).
 
     Raises:
         ModelFileError: an unknown candidate or joint.
@@ -147,23 +151,25 @@ def _given_limbs(urdf, robot, candidates, limbs):
         name, _, joints = entry.partition("=")
         if not joints:
             if name not in candidates:
-                raise ModelFileError(urdf, f"--limbs {name}", "not a limb candidate (" + (", ".join(candidates) or
+                raise ModelFileError(urdf, f"{option} {name}", "not a limb candidate (" + (", ".join(candidates) or
                                      "none found") + "); give NAME=JOINT,JOINT,... for another chain")
             chosen[name] = candidates[name]
             continue
         names = tuple(joints.split(","))
         unknown = [joint for joint in names if joint not in robot.output_names]
         if unknown:
-            raise ModelFileError(urdf, f"--limbs {entry}", f"{unknown} are not output joints of the URDF")
+            raise ModelFileError(urdf, f"{option} {entry}", f"{unknown} are not output joints of the URDF")
         chosen[name] = (names, limb_end_link(robot.model, robot.model.getJointId(names[-1])))
     return chosen
 
 
-def init_robot(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance=(), limbs=(), out=print):
+def init_robot(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance=(), limbs=(), cartesian_limbs=(),
+               out=print):
     """Write the configuration directory ``output`` for ``urdf`` (+ ``loops``) with foot links ``feet`` (left,
     right); print what was found; return the :class:`RobotConfig`. ``soles``: (LINK, Z, X_MIN, X_MAX, Y_MIN,
     Y_MAX) per foot whose sole is given (:func:`~humanoid_balance.model.robot_setup.given_sole`); ``stance``:
-    JOINT=VALUE pairs of the standing configuration; ``limbs``: busy limbs, candidates by name or NAME=JOINTS.
+    JOINT=VALUE pairs of the standing configuration; ``limbs``, ``cartesian_limbs``: J-busy and C-busy limbs,
+    candidates by name or NAME=JOINTS.
 
     Raises:
         IncompleteConfiguration: the folder is written, but entries it could not find are marked MISSING.
@@ -182,6 +188,14 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance
     except SoleNotFound as first:
         flat = None
         missing += _missing_soles(urdf, original, feet, given_soles, package_dirs, first)
+    legs = flat.legs if flat else leg_chains(original, feet, urdf)  # the sole links init adds change no joint
+    candidates = limb_candidates(original, legs)
+    busy = _given_limbs(urdf, original, candidates, limbs)
+    cartesian = _given_limbs(urdf, original, candidates, cartesian_limbs, "--cartesian-limbs")
+    both = sorted(set(busy) & set(cartesian))
+    if both:
+        raise ModelFileError(urdf, "--cartesian-limbs", f"{both} given to --limbs too: a limb follows joint "
+                             "trajectories or poses, not both")
     output.mkdir(parents=True, exist_ok=True)
     found = flat.soles if flat else []
     urdf_copy, sole_links, unresolved = _write_urdf(
@@ -192,17 +206,14 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance
         loops_copy = output / f"{urdf.stem}.loops.yaml"
         shutil.copyfile(loops, loops_copy)
     robot = load_robot(urdf_copy, loops_copy)
-    legs = leg_chains(robot, sole_links, urdf)
-    candidates = limb_candidates(robot, legs)
-    busy = _given_limbs(urdf, robot, candidates, limbs)
     line_feet = any(len(leg) == 5 for leg in legs)  # the sole rolls on its line (model.soles.free_contact_twists)
     leg_length, lowering, stance_values = _stance(robot, flat, sole_links, legs, loops, given_stance, missing)
     config = RobotConfig(
         urdf_file=urdf_copy.name, loops_file=loops_copy.name if loops_copy else "",
         feet=FOOT_NAMES, soles=tuple(sole_links), sole_rectangles=tuple(sole.rectangle for sole in found),
-        leg_joints=dict(zip(FOOT_NAMES, legs)), busy_limbs=tuple(busy),
-        limb_joints={name: joints for name, (joints, _) in busy.items()},
-        limb_end_frames={name: end for name, (_, end) in busy.items()}, stance=stance_values,
+        leg_joints=dict(zip(FOOT_NAMES, legs)), busy_limbs=tuple(busy), cartesian_limbs=tuple(cartesian),
+        limb_joints={name: joints for name, (joints, _) in {**busy, **cartesian}.items()},
+        limb_end_frames={name: end for name, (_, end) in {**busy, **cartesian}.items()}, stance=stance_values,
         base_frame=robot.root_link, cutoff_frequency=LINE_FOOT_CUTOFF if line_feet else ROBOT_DEFAULTS["cutoff_frequency"],
         support_margin=_support_margin(found), **drive_gains(robot.total_mass, leg_length))
     robot_file = output / "robot.yaml"
@@ -297,10 +308,12 @@ def _summary(out, urdf, output, robot, config, soles, sole_links, legs, candidat
         else:
             out(f"  {foot}: sole frame {link} (MISSING: its place and rectangle)")
         out(f"    leg: {', '.join(leg)}")
-    out("  limb candidates (J-busy, --limbs or busy_limbs): " + (", ".join(
+    out("  limb candidates (J-busy: --limbs, busy_limbs; C-busy: --cartesian-limbs, cartesian_limbs): " + (", ".join(
         f"{n} ({len(j)} joints)" for n, (j, _) in candidates.items()) or "none"))
     if config.busy_limbs:
-        out(f"  busy limbs: {', '.join(config.busy_limbs)}")
+        out(f"  busy limbs (balance/<limb>/trajectory): {', '.join(config.busy_limbs)}")
+    if config.cartesian_limbs:
+        out(f"  cartesian limbs (balance/<limb>/pose): {', '.join(config.cartesian_limbs)}")
     if stance_given:
         out("  stance: as given by --stance")
     elif flat is not None and flat.stance is not None:
@@ -323,11 +336,11 @@ def _summary(out, urdf, output, robot, config, soles, sole_links, legs, candidat
 
 def _write_config(path, config, limbs, source, missing):
     parameters = robot_config_parameters(config)
-    for key in ("busy_limbs", "stance_joints"):
+    for key in ("busy_limbs", "cartesian_limbs", "stance_joints"):
         parameters[key] = parameters[key] or [""]  # ROS 2 parameter files cannot hold an empty list
     parameters["stance_positions"] = parameters["stance_positions"] or [0.0]
     for limb, (joints, end) in limbs.items():
-        if limb not in config.busy_limbs:
+        if limb not in config.busy_limbs + config.cartesian_limbs:
             parameters[f"{limb}_joints"], parameters[f"{limb}_end_frame"] = list(joints), end
     body = yaml.safe_dump({"/**": {"ros__parameters": parameters}}, sort_keys=False, width=120,
                           default_flow_style=None)
@@ -346,7 +359,8 @@ def _write_config(path, config, limbs, source, missing):
               "# launch files, --robot <this folder> for the demo. Files are named relative to this folder.\n"
               "# sole_rectangles: [x_min, x_max, y_min, y_max] per foot in its sole frame [m]. Limb candidates "
               "found: " + (", ".join(limbs) or "none") + ";\n# list the ones that follow joint trajectories in "
-              "busy_limbs, and give <limb>_swing (offsets at mid-swing [rad]) for the demo's dance.\n")
+              "busy_limbs, and give <limb>_swing (offsets at mid-swing [rad]) for the demo's dance; list those whose\n"
+              "# end follows target poses (balance/<limb>/pose, world frame) in cartesian_limbs.\n")
     if missing:
         header += "".join(f"# MISSING {', '.join(entry.fields)}: {entry.reason}; run init again with {entry.option}\n"
                           for entry in missing)

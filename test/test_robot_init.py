@@ -6,6 +6,7 @@ forward kinematics of the stance, and the closed-loop demo through the five node
 import re
 import shlex
 import subprocess
+import time
 from pathlib import Path
 
 import numpy as np
@@ -78,10 +79,72 @@ def test_stance_bends_the_knees_with_flat_soles_under_the_com(talos):
     assert all(knee > 0.3 for knee in knees)  # bent, away from the straight-leg singularity
 
 
-def test_wrong_foot_link_is_one_line_naming_it(capsys):
-    assert main(["init", str(talos_urdf()), "--feet", "leg_left_6", "leg_right_6_link", "--output", "/tmp/x"]) == 1
+@pytest.mark.parametrize("option, wrong, right", [
+    ("--feet", "leg_left_6", "did you mean leg_left_6_link"),
+    ("--stance", "leg_left_4_join=0.5", "did you mean leg_left_4_joint"),
+    ("--limbs", "gripper_left_motor_link", "not a limb candidate (gripper_left_motor_double_link, "),
+    ("--cartesian-limbs", "gripper_right_motor_link", "not a limb candidate (gripper_left_motor_double_link, "),
+])
+def test_a_misspelled_name_is_one_line_naming_the_valid_ones_and_writes_nothing(tmp_path, capsys, option, wrong,
+                                                                                  right):
+    """A name init cannot use stops it before it writes anything (a folder half written, without its robot.yaml,
+    would only mislead); what it cannot find is another matter: it writes it marked MISSING
+    (test_any_humanoid's simple_humanoid)."""
+    given = [wrong, FEET[1]] if option == "--feet" else [*FEET, option, wrong]
+    assert main(["init", "talos_reduced.urdf", "--feet", *given, "--output", str(tmp_path / "talos")]) == 1
     error = capsys.readouterr().err.strip()
-    assert len(error.splitlines()) == 1 and "leg_left_6" in error and "leg_left_6_link" in error
+    assert len(error.splitlines()) == 1 and f"{option} {wrong}: " in error and right in error, error
+    assert not (tmp_path / "talos").exists()
+
+
+@pytest.mark.dds
+def test_a_hand_init_gives_to_cartesian_limbs_takes_pose_targets_in_the_balancer(tmp_path):
+    """init --cartesian-limbs HAND: the balancer, started on the folder with its parameters in their layers as the
+    launch files start it, configures the hand as a C-busy limb, subscribes to balance/HAND/pose and takes the pose
+    sent there over DDS (a folder written without the option: no such subscription, as before the option)."""
+    import rclpy
+    from geometry_msgs.msg import PoseStamped
+    from rclpy.executors import SingleThreadedExecutor
+
+    from humanoid_balance.deployment import node_parameters, write_parameter_file
+    from humanoid_balance.nodes import node_factory
+    from humanoid_balance.nodes.qos import RELIABLE_QOS
+
+    hand, target = "gripper_right_motor_double_link", (0.3, -0.35, 0.9)  # TALOS's right arm, as init lists it
+    folder = tmp_path / "talos"
+    assert main(["init", "talos_reduced.urdf", "--feet", *FEET, "--cartesian-limbs", hand,
+                 "--output", str(folder)]) == 0
+    assert load_robot_config(folder).cartesian_limbs == (hand,)
+    path = write_parameter_file({"centroidal_balancer": node_parameters("centroidal_balancer", folder / "robot.yaml")},
+                                tmp_path / "parameters.yaml")
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    nodes = []
+    try:
+        balancer = node_factory("centroidal_balancer")(cli_args=["--ros-args", "--params-file", str(path)],
+                                                       context=context)
+        nodes.append(balancer)
+        probe = rclpy.create_node("pose_probe", context=context)
+        nodes.append(probe)
+        publisher = probe.create_publisher(PoseStamped, f"balance/{hand}/pose", RELIABLE_QOS)
+        executor = SingleThreadedExecutor(context=context)
+        for node in nodes:
+            executor.add_node(node)
+        message = PoseStamped()
+        message.header.frame_id = "odom"
+        message.pose.position.x, message.pose.position.y, message.pose.position.z = target
+        message.pose.orientation.w = 1.0
+        deadline = time.monotonic() + 10.0
+        while hand not in balancer.poses and time.monotonic() < deadline:
+            if publisher.get_subscription_count():
+                publisher.publish(message)
+            executor.spin_once(timeout_sec=0.05)
+        assert publisher.get_subscription_count() == 1, "the balancer does not subscribe to the hand's pose"
+        np.testing.assert_allclose(balancer.poses[hand].translation, target)
+    finally:
+        for node in nodes:
+            node.destroy_node()
+        rclpy.shutdown(context=context)
 
 
 @pytest.mark.dds

@@ -14,7 +14,10 @@ limbs live only there, never in code. Units: SI (m, rad, N/m, N·m/rad).
                                    from the feet's collision boxes)
     <foot>_joints                  serial-equivalent leg joints, hip to ankle
     busy_limbs                     J-busy limbs (follow balance/<limb>/trajectory); candidates in limb_candidates
-    <limb>_joints, <limb>_end_frame, <limb>_swing (the demo's arm motion: joint offsets at mid-swing [rad])
+    cartesian_limbs                C-busy limbs (their end frames follow balance/<limb>/pose; the centroidal_balancer's
+                                   parameter)
+    <limb>_joints, <limb>_end_frame  of each busy limb; <limb>_swing (J-busy: the demo's arm motion, joint offsets at
+                                   mid-swing [rad])
     stance_joints, stance_positions  the standing configuration the plant starts in [rad, m]
     base_frame, imu_frame          root link (REP-105 base_link) and IMU frame ('' = root)
     drive_stiffness, drive_damping  the plant's position drives, [prismatic, revolute]
@@ -64,6 +67,8 @@ ROBOT_SCHEMA = (
     RobotParameter("sole_rectangles", NUMBERS, (),
                    "[x_min, x_max, y_min, y_max] per foot in the sole frame [m] ([] = from collision boxes)"),
     RobotParameter("busy_limbs", NAMES, (), "J-busy limbs following balance/<limb>/trajectory"),
+    RobotParameter("cartesian_limbs", NAMES, (), "C-busy limbs following balance/<limb>/pose (set <limb>_joints, "
+                   "<limb>_end_frame)", False),
     RobotParameter("stance_joints", NAMES, (), "joints of the standing configuration"),
     RobotParameter("stance_positions", NUMBERS, (), "their values [rad, m]"),
     RobotParameter("base_frame", TEXT, "", "root link (REP-105 base_link; '' = the URDF's root)"),
@@ -111,7 +116,8 @@ class RobotConfig:
     sole_rectangles: tuple = ()        # SoleRectangle per foot, or () to read them from collision boxes
     leg_joints: dict = field(default_factory=dict)   # foot → joints, hip to ankle
     busy_limbs: tuple = ()
-    limb_joints: dict = field(default_factory=dict)  # limb → joints
+    cartesian_limbs: tuple = ()
+    limb_joints: dict = field(default_factory=dict)  # limb → joints, of the busy and cartesian limbs
     limb_end_frames: dict = field(default_factory=dict)
     limb_swing: dict = field(default_factory=dict)   # limb → joint offsets at mid-swing [rad]
     stance: dict = field(default_factory=dict)       # joint → standing value [rad, m]
@@ -140,13 +146,13 @@ def robot_config_parameters(config):
     values = {"urdf_file": str(config.urdf_file), "loops_file": str(config.loops_file or ""),
               "feet": list(config.feet), "soles": list(config.soles),
               "sole_rectangles": [float(v) for r in config.sole_rectangles for v in r],
-              "busy_limbs": list(config.busy_limbs),
+              "busy_limbs": list(config.busy_limbs), "cartesian_limbs": list(config.cartesian_limbs),
               "stance_joints": list(config.stance),
               "stance_positions": [float(v) for v in config.stance.values()],
               "base_frame": config.base_frame, "imu_frame": config.imu_frame}
     for foot in config.feet:
         values[f"{foot}_joints"] = list(config.leg_joints.get(foot, ()))
-    for limb in config.busy_limbs:
+    for limb in (*config.busy_limbs, *config.cartesian_limbs):
         values[f"{limb}_joints"] = list(config.limb_joints.get(limb, ()))
         values[f"{limb}_end_frame"] = config.limb_end_frames.get(limb, "")
         if limb in config.limb_swing:
@@ -185,7 +191,7 @@ def config_from_parameters(value, source="parameters"):
         if rectangle.x_min >= rectangle.x_max or rectangle.y_min >= rectangle.y_max:
             raise ModelFileError(source, "sole_rectangles", f"foot '{foot}': {list(rectangle)} is empty "
                                  "(x_min < x_max and y_min < y_max)")
-    limbs = strings("busy_limbs")
+    limbs, cartesian = strings("busy_limbs"), strings("cartesian_limbs")
     stance_joints = strings("stance_joints")
     stance_positions = [float(v) for v in (value("stance_positions", ()) or ())][:len(stance_joints)]
     if len(stance_positions) != len(stance_joints):
@@ -207,8 +213,9 @@ def config_from_parameters(value, source="parameters"):
         urdf_file=resolve_uri(value("urdf_file", "")), loops_file=resolve_uri(value("loops_file", "") or ""),
         feet=feet, soles=soles, sole_rectangles=rectangles,
         leg_joints={foot: strings(f"{foot}_joints") for foot in feet},
-        busy_limbs=limbs, limb_joints={limb: strings(f"{limb}_joints") for limb in limbs},
-        limb_end_frames={limb: str(value(f"{limb}_end_frame", "")) for limb in limbs},
+        busy_limbs=limbs, cartesian_limbs=cartesian,
+        limb_joints={limb: strings(f"{limb}_joints") for limb in (*limbs, *cartesian)},
+        limb_end_frames={limb: str(value(f"{limb}_end_frame", "")) for limb in (*limbs, *cartesian)},
         limb_swing={limb: tuple(float(v) for v in value(f"{limb}_swing", ())) for limb in limbs
                     if value(f"{limb}_swing", ())},
         stance=dict(zip(stance_joints, stance_positions)),
@@ -283,7 +290,13 @@ def check_robot_config(config, robot, source="robot configuration"):
         if not joints:
             raise ModelFileError(source, f"{foot}_joints", "missing: list the leg's joints, hip to ankle")
         need(joints, outputs, f"{foot}_joints", "serial-equivalent output joint")
-    for limb in config.busy_limbs:
+    both = sorted(set(config.busy_limbs) & set(config.cartesian_limbs))
+    if both:
+        raise ModelFileError(source, "cartesian_limbs", f"{both} in busy_limbs too: a limb follows joint trajectories "
+                             "or poses, not both")
+    for limb in (*config.busy_limbs, *config.cartesian_limbs):
+        if not config.limb_joints.get(limb):
+            raise ModelFileError(source, f"{limb}_joints", "missing: list the limb's joints, root to end")
         need(config.limb_joints.get(limb, ()), outputs, f"{limb}_joints", "serial-equivalent output joint")
         need([config.limb_end_frames.get(limb, "")], frames, f"{limb}_end_frame", "frame")
         swing = config.limb_swing.get(limb)

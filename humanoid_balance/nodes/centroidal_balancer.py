@@ -91,7 +91,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.hub = hub  # the process's IntraProcess hub (balance_stack), None: every topic over DDS
         self.robot_config = declare_robot(self)
         self.declare_parameter("mode", "kinematic", describe(f"controller: {' | '.join(MODES)}"))
-        self.declare_parameter("cartesian_limbs", [""], describe("C-busy limbs following balance/<limb>/pose", True))
+        self.cartesian_limbs = [name for name in declare_robot_parameter(self, "cartesian_limbs") if name]  # read-only
         declare_robot_parameter(self, "k_p", read_only=False)
         declare_robot_parameter(self, "k_c", read_only=False)
         declare_robot_parameter(self, "support_margin")
@@ -128,7 +128,6 @@ class CentroidalBalancerNode(LifecycleNode):
             feet = [Foot(name, sole, robot_config.leg_joints[name], robot_config.rectangle(k))
                     for k, (name, sole) in enumerate(zip(robot_config.feet, robot_config.soles))]
             self.limbs = list(robot_config.busy_limbs)
-            self.cartesian_limbs = [name for name in value("cartesian_limbs") if name]
             self.extra = [Section(name, robot_config.limb_joints[name], robot_config.limb_end_frames[name], J_BUSY)
                           for name in self.limbs]
             self.extra += [Section(name, tuple(self.limb_parameter(f"{name}_joints", [""])),
@@ -213,7 +212,7 @@ class CentroidalBalancerNode(LifecycleNode):
 
     def limb_parameter(self, name, default):
         if not self.has_parameter(name):
-            self.declare_parameter(name, default, describe("joints / end frame of a J-busy limb", True))
+            self.declare_parameter(name, default, describe("joints / end frame of a C-busy limb", True))
         return self.get_parameter(name).value
 
     def on_set_parameters(self, parameters):

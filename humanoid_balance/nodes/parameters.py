@@ -22,10 +22,12 @@ def describe(text, read_only=False, **ranges):
 
 
 def declare_robot_parameter(node, name, read_only=True):
-    """Declare ``name``, a parameter of the robot configuration a node uses itself (k_p, cutoff_frequency), with the
-    schema's default and description; its value."""
+    """Declare ``name``, a parameter of the robot configuration a node uses itself (k_p, cutoff_frequency,
+    cartesian_limbs), with the schema's default (an empty list: typed by its kind) and description; its value."""
     parameter = robot_parameter(name)
-    return node.declare_parameter(name, parameter.default, describe(parameter.description, read_only)).value
+    default = EMPTY_TYPES[parameter.kind] if parameter.default == () else parameter.default
+    value = node.declare_parameter(name, default, describe(parameter.description, read_only)).value
+    return [] if value is None else value
 
 
 def declare_robot(node, run_time=()):
