@@ -12,8 +12,8 @@ from builtin_interfaces.msg import Duration
 from scipy.interpolate import BPoly, CubicHermiteSpline
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from humanoid_balance.control.joint_trajectory import (START_TOLERANCE, JointPath, LimbTrajectory, Unfollowable, check,
-                                                       segment_coefficients)
+from humanoid_balance.control.joint_trajectory import (RANGE_TOLERANCE, START_TOLERANCE, JointPath, LimbTrajectory,
+                                                       Unfollowable, check, segment_coefficients)
 from humanoid_balance.control.limb_motion import TrajectoryClock
 from humanoid_balance.nodes.messages import RejectedMessage, read_limb_trajectory
 
@@ -217,3 +217,5 @@ def test_a_first_point_ahead_or_close_is_followed():
     check(LimbTrajectory(0.0, np.array([1.0]), velocities=np.array([[5.0, 5.0]])), JOINTS, LOWER, UPPER, 0.0,
           np.zeros(2))  # velocities alone: from where the limb is, the joints' ranges keep it
     check(LimbTrajectory(0.0, np.array([0.0, 2.0]), far), JOINTS, LOWER, UPPER, 0.0)  # before the first update
+    at_limit = np.array([[0.0, UPPER[1] + 0.5 * RANGE_TOLERANCE]])  # a measured position a hair past the limit
+    check(LimbTrajectory(0.0, np.array([1.0]), at_limit), JOINTS, LOWER, UPPER, 0.0, np.zeros(2))

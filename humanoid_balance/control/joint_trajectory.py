@@ -19,6 +19,8 @@ __all__ = ["LimbTrajectory", "JointPath", "Unfollowable", "segment_coefficients"
 
 START_TOLERANCE = 0.1  # [rad, m] a path that is already under way when taken up (its first point not ahead) may start
                        # this far from where the limb is: the feedback closes that much; farther it would be a jump
+RANGE_TOLERANCE = 0.02  # [rad, m] a position this close outside its joint's range is taken to its edge (a measured
+                        # position sent back, a hair past the limit its joint rests against); farther it is refused
 ORDER = 6              # coefficients of the quintic, the highest order a segment has
 
 
@@ -142,14 +144,15 @@ class JointPath:
 
 def check(trajectory, joints, lower, upper, tau, position=None):
     """Unfollowable unless ``trajectory``, taken up at its time ``tau`` [s], can be followed by the joints named
-    ``joints`` of ranges [``lower``, ``upper``] (n,): a position outside its joint's range ('outside_limits'); its last
+    ``joints`` of ranges [``lower``, ``upper``] (n,): a position outside its joint's range by more than
+    RANGE_TOLERANCE ('outside_limits'); its last
     point already passed ('ends_in_past'); its first point not ahead and the path at ``tau`` farther than
     START_TOLERANCE from ``position``, where the limb is (n,) ('far_start': a jump; not checked without it)."""
     times, positions = trajectory.times, trajectory.positions
     if not len(times):
         return
     if positions is not None:
-        outside = (positions < lower) | (positions > upper)
+        outside = (positions < lower - RANGE_TOLERANCE) | (positions > upper + RANGE_TOLERANCE)
         if outside.any():
             point, joint = np.argwhere(outside)[0]
             raise Unfollowable("outside_limits", f"points[{point}] puts {joints[joint]} at "
