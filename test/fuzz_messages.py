@@ -121,12 +121,13 @@ def contact_state():
 
 def trajectory(joints, stamp):
     """JointTrajectory faults for a limb with ``joints``."""
-    def build(names, times, velocities):
+    def build(names, times, velocities, positions=None):
         message = JointTrajectory(joint_names=list(names))
         set_stamp(message, stamp)
-        for t, velocity in zip(times, velocities):
+        for k, (t, velocity) in enumerate(zip(times, velocities)):
             message.points.append(JointTrajectoryPoint(
-                velocities=list(velocity), time_from_start=Duration(sec=math.floor(t), nanosec=int((t % 1) * 1e9))))
+                positions=[] if positions is None else list(positions[k]), velocities=list(velocity),
+                time_from_start=Duration(sec=math.floor(t), nanosec=int((t % 1) * 1e9))))
         return message
 
     joints = list(joints)
@@ -136,7 +137,9 @@ def trajectory(joints, stamp):
             ("not_finite", build(joints, (0.5, 1.0), ([math.nan] + zero[1:], zero))),
             ("length_mismatch", build(joints, (0.5, 1.0), (zero[1:], zero))),
             ("bad_times", build(joints, (-1.0, 1.0), (zero, zero))),
-            ("bad_times", build(joints, (1.0, 0.5), (zero, zero)))]
+            ("bad_times", build(joints, (1.0, 0.5), (zero, zero))),
+            ("mixed_points", build(joints, (0.5, 1.0), (zero, zero), (zero, []))),
+            ("outside_limits", build(joints, (0.5, 1.0), (zero, zero), (zero, [1e6] * len(joints))))]
 
 
 def actuator_commands(template):

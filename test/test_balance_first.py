@@ -1,6 +1,8 @@
 """Balance first, through the nodes (issue 35): references a user might send — a CoM ahead of the toes or beside the
 feet, a hand target two metres away, values of 1e300, a dance too fast for the robot — leave kangaroo_like standing,
-each clamp or refusal named in /diagnostics; what is reachable is reached.
+each clamp or refusal named in /diagnostics; what is reachable is reached. Joint trajectories as ROS means them
+(issue 50): positions alone, with velocities, velocities alone, stamped ahead — each through its waypoints at their
+times, or as the time scaling slowed it (and said so); what cannot be followed rejected with its reason.
 
 The chain of test_faults: the plant in lockstep on its /clock at 100 Hz, each node its own process. What is
 measured comes from the estimated state (estimated_joint_states and odom, through pinocchio: the CoM, the soles, the
@@ -26,6 +28,7 @@ STANDING_TOLERANCE = 0.10  # [m] the base stays this close to its standing heigh
 MARGIN = 0.04            # [m] the balancer's support_margin (its default)
 ARM = ("right_shoulder_pitch", "right_shoulder_roll", "right_elbow")
 REACHED = 0.01           # [m] the CoM's steady-state error near the toes (the kinematic mode on position drives)
+WAYPOINT_REACHED = 0.05  # [rad] an arm's joints at a trajectory's waypoint at its time
 
 
 class Probe(StandingProbe):
@@ -166,6 +169,95 @@ def arms():
     yield from standing(Probe)
 
 
+def trajectory(joints, times, positions=None, velocities=None, stamp=0.0):
+    """A trajectory_msgs/JointTrajectory of the points given (stamp [s]; 0: now)."""
+    message = trajectory_message(joints, times, None if positions is None else np.asarray(positions, dtype=float),
+                                 None if velocities is None else np.asarray(velocities, dtype=float), Time())
+    message.header.stamp = Time(sec=int(stamp), nanosec=int(round((stamp % 1.0) * 1e9)))
+    return message
+
+
+def follow(probe, sent, seconds):
+    """Send ``sent`` (limb → (message, its start [s of simulated time], its waypoints (times, positions))), run
+    ``seconds``; the limbs' estimated joints at each waypoint's time (simulated) against the waypoint, within
+    WAYPOINT_REACHED, or else the balancer's report that it slowed the trajectory down (time scaling) and the
+    waypoint reached later — the path the same, only later."""
+    since = time.monotonic()
+    for limb, (message, _, _) in sent.items():
+        probe.trajectories[limb].publish(message)
+    samples = []  # (simulated time [s], {limb: its joints})
+    probe.run(seconds, every=lambda: samples.append((probe.now, {limb: probe.positions(probe.config.limb_joints[limb])
+                                                                 for limb in sent})))
+    times = np.array([t for t, _ in samples])
+    for limb, (_, start, (waypoint_times, waypoints)) in sent.items():
+        measured = np.array([joints[limb] for _, joints in samples])
+        for t, waypoint in zip(waypoint_times, np.asarray(waypoints, dtype=float)):
+            due = int(np.searchsorted(times, start + t))
+            assert due < len(times), f"{limb}: the run ended before {t} s"
+            error = np.abs(measured[due] - waypoint).max()
+            if error <= WAYPOINT_REACHED:
+                continue
+            later = np.abs(measured[due:] - waypoint).max(axis=1).min()
+            assert probe.said(f"{limb}/trajectory slowed down (time scaling)", since) and \
+                later <= WAYPOINT_REACHED, (f"{limb}: {measured[due].round(3)} at {t} s, not {waypoint} "
+                                            f"(closest later {later:.3f}); {probe.balancer().values}")
+    return times, samples
+
+
+def test_positions_alone_and_with_velocities_are_followed_from_where_the_arms_are(arms):
+    """The issue's message — positions alone, one point 2 s ahead, stamp zero (now) — on the left arm; on the right,
+    positions with velocities whose first point is not where the arm is: each joined from where the arm is and
+    through its points at their times (before issue 50 neither arm moved: positions were dropped)."""
+    left, right = (arms.config.limb_joints[limb] for limb in ("left_arm", "right_arm"))
+    now = arms.now
+    right_times, right_points = [1.0, 2.5], [[-0.6, -0.4, -0.7], [-0.3, -0.2, -0.3]]
+    right_velocities = [[0.2, 0.1, 0.2], [0.0, 0.0, 0.0]]
+    follow(arms, {"left_arm": (trajectory(left, [2.0], [[0.8, 0.3, -0.6]]), now, ([2.0, 3.0], [[0.8, 0.3, -0.6]] * 2)),
+                  "right_arm": (trajectory(right, right_times, right_points, right_velocities), now,
+                                (right_times + [3.0], right_points + right_points[-1:]))}, 4.5)
+
+
+def test_a_trajectory_stamped_ahead_starts_then(arms):
+    """Stamped 1 s ahead, its first point (at 0 s) where the arm is: the arm waits for it, then goes through its
+    points at their times (stamp + time_from_start)."""
+    joints = arms.config.limb_joints["left_arm"]
+    here = arms.positions(joints)
+    start = arms.now + 1.0
+    points = [here, here + [-0.4, 0.2, 0.3]]
+    message = trajectory(joints, [0.0, 1.5], points, stamp=start)
+    times, samples = follow(arms, {"left_arm": (message, start, ([-0.9, 0.0, 1.5], [here] + points))}, 3.0)
+    before = np.array([arm["left_arm"] for t, arm in samples if t < start])
+    assert np.abs(before - here).max() < 0.02, "the arm moved before the trajectory's start"
+
+
+def test_velocities_alone_are_followed_from_where_the_arm_is_through_the_positions_they_give(arms):
+    """joint_trajectory_controller's deduction: (1 s, v) then (2 s, 0) from rest gives v/2 at 1 s and v at 2 s
+    (before issue 50, v held until the first point: 3 v/2)."""
+    joints = arms.config.limb_joints["left_arm"]
+    here = arms.positions(joints)
+    v = np.array([-0.6, -0.2, -0.3])
+    follow(arms, {"left_arm": (trajectory(joints, [1.0, 2.0], velocities=[v, 0.0 * v]), arms.now,
+                               ([1.0, 2.0, 2.5], [here + 0.5 * v, here + v, here + v]))}, 3.0)
+
+
+@pytest.mark.parametrize("reason, shape", [
+    ("far_start", "a first point at 0 s 0.5 rad from the arm"),
+    ("ends_in_past", "a trajectory over before it arrives"),
+    ("outside_limits", "a position beyond the shoulder's range"),
+])
+def test_a_trajectory_that_cannot_be_followed_is_rejected_and_the_arm_stays(arms, reason, shape):
+    joints = arms.config.limb_joints["left_arm"]
+    here = arms.positions(joints)
+    message = {"far_start": trajectory(joints, [0.0, 1.0], [here + [0.5, 0.0, 0.0], here]),
+               "ends_in_past": trajectory(joints, [0.5, 1.0], [here, here + [0.3, 0.0, 0.0]], stamp=arms.now - 2.0),
+               "outside_limits": trajectory(joints, [1.0], [here + [0.0, 5.0, 0.0]])}[reason]
+    before = int(arms.balancer().values.get(f"rejected: {reason}", 0))
+    arms.trajectories["left_arm"].publish(message)
+    arms.run(1.5)
+    assert np.abs(arms.positions(joints) - here).max() < 0.02, f"{shape}: the arm moved"
+    assert int(arms.balancer().values.get(f"rejected: {reason}", 0)) > before, (shape, arms.balancer().values)
+
+
 def test_a_dance_that_would_topple_the_robot_is_slowed_and_it_stays_up(arms):
     """Both arms in phase through their configured swing at 2 Hz for 6 s (the shoulders 0 → 1.6 rad, within every
     joint's range; one and a half times their speed limit): before the balance came first, this felled kangaroo_like
@@ -179,9 +271,9 @@ def test_a_dance_that_would_topple_the_robot_is_slowed_and_it_stays_up(arms):
     pitch = []
     for limb, mirror in (("left_arm", (1, 1, 1)), ("right_arm", (1, -1, 1))):
         joints = arms.config.limb_joints[limb]
-        positions = np.outer(0.5 * (1.0 - np.cos(w * times)), swing * mirror)
-        velocities = np.outer(0.5 * w * np.sin(w * times), swing * mirror)
-        arms.trajectories[limb].publish(trajectory_message(joints, times, positions, velocities, Time()))  # now
+        velocities = np.outer(0.5 * w * np.sin(w * times), swing * mirror)  # alone: the right shoulder's roll is
+        # asked beyond its range (positions would be refused), which stops it there
+        arms.trajectories[limb].publish(trajectory_message(joints, times, None, velocities, Time()))  # now
     start = arms.now
     while arms.now < start + 10.0:
         assert_stands(arms, arms.run(0.5), "the fast dance")

@@ -6,14 +6,15 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_balance.control.limb_motion import (SLOWED, LimbTrajectory, OutOfReach, PoseTargets, TrajectoryClock,
-                                                  limb_reach)
+from humanoid_balance.control.joint_trajectory import JointPath, LimbTrajectory
+from humanoid_balance.control.limb_motion import SLOWED, OutOfReach, PoseTargets, TrajectoryClock, limb_reach
 from humanoid_balance.model.kinematics import WholeBodyKinematics
 from humanoid_balance.model.support_polygon import SupportPolygon
 from model_fixtures import load
 
 DT = 0.002
 MASS = 50.0
+RANGE = (-10.0, 10.0)  # [rad] of the joints: no limit here
 SUPPORT = SupportPolygon.of_points([[-0.08, -0.145], [0.14, -0.145], [0.14, 0.145], [-0.08, 0.145]])
 
 
@@ -21,24 +22,32 @@ def dance(frequency, amplitude, periods, rate=500.0):
     """Joint velocities of A (1 − cos 2π f t) / 2 for each joint amplitude A, sampled at ``rate``."""
     times = np.linspace(0.0, periods / frequency, int(round(periods / frequency * rate)) + 1)  # ends at rest
     w = 2 * np.pi * frequency
-    return LimbTrajectory(0.0, times, np.outer(0.5 * w * np.sin(w * times), amplitude))
+    return LimbTrajectory(0.0, times, velocities=np.outer(0.5 * w * np.sin(w * times), amplitude))
 
 
-def test_rates_are_interpolated_between_points():
-    trajectory = LimbTrajectory(0.0, np.array([0.0, 1.0, 3.0]), np.array([[0.0, 1.0], [2.0, 1.0], [0.0, -1.0]]))
-    for tau in (-1.0, 0.0, 0.25, 1.0, 2.0, 2.9, 3.0):
-        expected = [np.interp(tau, trajectory.times, trajectory.velocities[:, k]) for k in range(2)]
-        np.testing.assert_allclose(trajectory.rates(tau), expected)
-    np.testing.assert_allclose(trajectory.rates(np.array([0.5, 2.0, 3.5])), [[1.0, 1.0], [1.0, 0.0], [0.0, 0.0]])
-    assert trajectory.active(3.0) and not trajectory.active(3.01)  # over: the limb holds still
+def test_velocities_alone_are_interpolated_linearly_between_points():
+    """A trajectory of velocities alone (joint_trajectory_controller's deduce_from_derivatives): its rates are
+    linearly interpolated between points; from its start on, the limb holds still after its end."""
+    trajectory = LimbTrajectory(0.0, np.array([0.0, 1.0, 3.0]),
+                                velocities=np.array([[0.0, 1.0], [2.0, 1.0], [0.0, -1.0]]))
+    path = JointPath(trajectory, 0.0, np.zeros(2))
+    taus = np.array([0.0, 0.25, 1.0, 2.0, 2.9, 3.0])
+    expected = np.column_stack([np.interp(taus, trajectory.times, trajectory.velocities[:, k]) for k in range(2)])
+    np.testing.assert_allclose(path.velocities(taus), expected, atol=1e-12)
+    np.testing.assert_allclose([path.sample(tau)[1] for tau in taus], expected, atol=1e-12)
+    np.testing.assert_allclose(path.velocities(np.array([3.5])), [[0.0, 0.0]])
+    assert path.active(3.0) and not path.active(3.01)  # over: the limb holds still
 
 
-def run_clock(clock, momentum_map=None, seconds=6.0):
+def run_clock(clock, momentum_map=None, seconds=6.0, joints=2):
+    """The clock's rates, integrated into the position command as the balancer does."""
     executed = []
+    position = np.zeros(joints)
     for _ in range(int(seconds / DT)):
         bound = clock.bound(momentum_map, MASS, 0.8, np.zeros(2), SUPPORT.shrunk(0.01)) if momentum_map is not None \
-            else clock.bound(np.zeros((6, 9)), MASS, 0.8, np.zeros(2), None)
-        rates, limitations = clock.advance(bound, DT)
+            else clock.bound(np.zeros((6, 6 + joints)), MASS, 0.8, np.zeros(2), None)
+        rates, limitations = clock.advance(bound, DT, position)
+        position[clock.columns["arm"]] += DT * rates["arm"]
         executed.append((rates["arm"], limitations, clock.scale))
     return executed
 
@@ -47,8 +56,8 @@ def test_a_trajectory_too_fast_for_its_joints_is_slowed_and_keeps_its_path():
     """1.5 Hz swings of 1.6 rad peak to peak: 7.5 rad/s against a 6 rad/s limit. The rates sent stay within it, and
     their integral — the path — is the trajectory's, only later."""
     trajectory = dance(1.5, np.array([1.6, 0.7]), periods=2)
-    clock = TrajectoryClock({"arm": [0, 1]}, {"arm": np.array([6.0, 6.0])})
-    clock.follow("arm", trajectory, now=0.0)
+    clock = TrajectoryClock({"arm": [0, 1]}, {"arm": np.array([6.0, 6.0])}, {"arm": RANGE})
+    clock.follow("arm", trajectory, 0.0, np.zeros(2))
     executed = run_clock(clock)
     rates = np.array([r for r, _, _ in executed])
     assert np.abs(rates).max() <= 6.0 + 1e-9
@@ -68,11 +77,11 @@ def test_a_motion_whose_angular_momentum_would_push_the_zmp_out_is_slowed_until_
     momentum_map = np.zeros((6, 7))
     momentum_map[4, 6] = 2.0  # L_y = 2 kg m² × q̇
     trajectory = dance(2.0, np.array([1.0]), periods=3)
-    clock = TrajectoryClock({"arm": [0]}, {"arm": np.array([100.0])})
-    clock.follow("arm", trajectory, now=0.0)
+    clock = TrajectoryClock({"arm": [0]}, {"arm": np.array([100.0])}, {"arm": RANGE})
+    clock.follow("arm", trajectory, 0.0, np.zeros(1))
     unscaled = 2.0 * np.gradient(trajectory.velocities[:, 0], trajectory.times)
     assert np.abs(unscaled).max() / (MASS * 9.81) > 0.15
-    executed = run_clock(clock, momentum_map, seconds=10.0)
+    executed = run_clock(clock, momentum_map, seconds=10.0, joints=1)
     rates = np.array([r[0] for r, _, _ in executed])
     zmp_x = -2.0 * np.gradient(rates, DT) / (MASS * 9.81)  # Δp_x = −L̇_y / (m g)
     shrunk = SUPPORT.shrunk(0.01)

@@ -22,7 +22,8 @@ STANDING_TOLERANCE = 0.05  # [m] the base stays this close to its standing heigh
 SWING_REACHED = 0.9        # each arm joint swings through at least this fraction of the commanded swing
 COM_HELD = 0.01            # [m] the CoM's horizontal deviation while the arms swing
 FREQUENCY, PERIODS = 1.0, 3
-TALOS_SWING = {"left_arm": [-0.6, 0.3, 0.0, -0.6], "right_arm": [-0.6, -0.3, 0.0, -0.6]}  # [rad], in their ranges
+TALOS_SWING = {"left_arm": [-0.6, 0.3, 0.0, -0.6], "right_arm": [-0.45, -0.3, 0.0, -0.6]}  # [rad], in their ranges
+# (arm_right_1_joint stops at -0.52 rad)
 TALOS_ARMS = {  # TALOS's configuration has no busy limbs: its shoulders and elbows
     "busy_limbs": ["left_arm", "right_arm"],
     "left_arm_joints": [f"arm_left_{k}_joint" for k in range(1, 5)], "left_arm_end_frame": "arm_left_4_link",

@@ -16,7 +16,7 @@ import numpy as np
 from humanoid_balance.bench.session import Session
 from humanoid_balance.control.balancer import BALANCE_MODES, BalancerConfig, BalancerState, Foot, balance_controller
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
-from humanoid_balance.control.limb_motion import LimbTrajectory
+from humanoid_balance.control.joint_trajectory import LimbTrajectory
 from humanoid_balance.control.zmp_com import ZmpComGains
 from humanoid_balance.estimation import ImuSample, RobotStateEstimator
 from humanoid_balance.estimation.contact_state import ContactEstimator
@@ -155,7 +155,7 @@ class ClosedLoop:
         """Have a busy limb follow joint ``velocities`` (k, n) [rad/s] at ``times`` (k,) [s] from ``start`` [s of
         simulated time; default: now], as balance/<limb>/trajectory does through the nodes."""
         self.trajectories[limb] = LimbTrajectory(self.sim.time if start is None else start, np.asarray(times, float),
-                                                 np.asarray(velocities, float))
+                                                 velocities=np.asarray(velocities, float))
 
     def tick(self, com_offset=(0.0, 0.0, 0.0)):
         """Step the plant one control period, run the suite on its sensors, send the command; returns a

@@ -98,8 +98,9 @@ def soak(seconds, robot=ROBOT, seed=10, progress=None, lockstep=False):
             if now >= next_dance and limb_publishers:
                 dance = DANCE._replace(scale=rng.uniform(0.4, 1.0))
                 for limb, publisher in limb_publishers.items():
-                    publisher.publish(trajectory_message(config.limb_joints[limb], *dance.trajectory(
-                        config.limb_swing[limb]), Time()))  # stamp 0: start on arrival
+                    times, _, velocities = dance.trajectory(config.limb_swing[limb])  # from where the arm is
+                    publisher.publish(trajectory_message(config.limb_joints[limb], times, None, velocities,
+                                                         Time()))  # stamp 0: start on arrival
                 result.dances += 1
                 next_dance = now + DANCE_EVERY
             if progress is not None and now >= next_report:

@@ -25,6 +25,7 @@ import pinocchio as pin
 
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
 from humanoid_balance.control.joint_limits import JointLimits, LimitStatus
+from humanoid_balance.control.joint_trajectory import check as check_trajectory
 from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, ZMP_MARGIN_FRACTION, limb_reach
 from humanoid_balance.control.momentum_balance import MomentumGains, WrenchDistribution, contact_wrench_map
 from humanoid_balance.control.capture_point import capture_point
@@ -200,7 +201,8 @@ class BalanceController:
                                         config.max_limb_acceleration, config.max_limb_angular_speed)
         busy = [s for s in extra_sections if s.role == J_BUSY]
         self.clock = TrajectoryClock({s.name: [robot.output_names.index(j) for j in s.joints] for s in busy},
-                                     {s.name: robot.velocity_limits(s.joints) for s in busy})
+                                     {s.name: robot.velocity_limits(s.joints) for s in busy},
+                                     {s.name: robot.position_limits(s.joints) for s in busy})
         self.followed = {}       # J-busy limb → the trajectory its clock follows
         self.momentum_map, self.momentum_map_age = None, 0  # A T for the limbs' preview, and the updates since
         self.leg_reach = float(np.mean([limb_reach(robot, f.joints, f.sole)[1] for f in feet]))
@@ -234,6 +236,14 @@ class BalanceController:
     def supported(self):
         """Whether a foot was in contact at the last update (None before the first)."""
         return None if self._support_key is None else bool(self.support[0])
+
+    def check_trajectory(self, limb, trajectory, now):
+        """Unfollowable unless the J-busy limb can follow ``trajectory`` (a LimbTrajectory) taken up at ``now`` [s on
+        its stamps' clock] from the last update's position command (before the first: its positions' ranges, its
+        end; :func:`~humanoid_balance.control.joint_trajectory.check`)."""
+        joints = self.extra[limb].joints
+        position = None if self.position_command is None else self.position_command[self.clock.columns[limb]]
+        check_trajectory(trajectory, joints, *self.clock.position_limits[limb], now - trajectory.start, position)
 
     def check_pose(self, limb, position):
         """OutOfReach unless ``position`` (world frame [m]) is within the C-busy limb's reach of its root, at the last
@@ -475,7 +485,7 @@ class BalanceController:
         for limb, trajectory in state.trajectories.items():
             if self.followed.get(limb) is not trajectory:
                 self.followed[limb] = trajectory
-                clock.follow(limb, trajectory, state.time)
+                clock.follow(limb, trajectory, state.time, self.position_command)
         bound, depth = 1.0, None
         if clock.moving:
             if self.momentum_map is None or self.momentum_map_age >= MOMENTUM_MAP_TICKS:  # changes slowly: a preview
@@ -487,7 +497,7 @@ class BalanceController:
                                 polygon)
             if polygon is not None and state.zmp is not None:
                 depth = polygon.depth(state.zmp)
-        rates, limitations = clock.advance(bound, dt, depth)
+        rates, limitations = clock.advance(bound, dt, self.position_command, depth)
         return {name: rates.get(name, np.zeros(len(s.joints))) for name, s in self.extra.items() if s.role == J_BUSY}, \
             limitations
 

@@ -1,8 +1,10 @@
 """Limb motions embedded in the balance (Kim–Choi–Kim's J-busy and C-busy sections), granted only as far as the robot
 stays up.
 
-J-busy limbs follow joint trajectories on one clock τ that the balance may slow down (time scaling): the rates sent
-are s q̇(τ) and τ advances by s dt, so the path is the one asked, only later. The largest s ≤ 1 is taken that keeps,
+J-busy limbs follow joint trajectories — the paths q_d(τ) of their points, :mod:`~humanoid_balance.control.
+joint_trajectory` — on one clock τ that the balance may slow down (time scaling): the rates sent are
+s q̇_d(τ) + TRACKING_GAIN (q_d(τ) − q), q the position command, and τ advances by s dt, so the path is the one asked,
+only later, and its positions are reached. The largest s ≤ 1 is taken that keeps,
 over a preview of the trajectories, every joint within its velocity limit and the ZMP the motion causes inside the
 support polygon: a limb's motion moves the ZMP by the rate of change of the centroidal angular momentum it makes,
 which a CoM controller cannot cancel (Choi–Kim section 5, the dancing arms), and by its linear momentum's until the
@@ -19,15 +21,15 @@ brought onto that sphere when the body's motion carries it out, and a limb whose
 joint limits, its workspace's edge) says so. Units: m, rad, s.
 """
 import math
-from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
 
+from humanoid_balance.control.joint_trajectory import JointPath
 from humanoid_balance.control.reference_governor import Limitation
 from humanoid_balance.control.zmp_com import GRAVITY
 
-__all__ = ["LimbTrajectory", "TrajectoryClock", "PoseTargets", "OutOfReach", "limb_reach", "SLOWED",
+__all__ = ["TrajectoryClock", "PoseTargets", "OutOfReach", "limb_reach", "SLOWED",
            "BEYOND_REACH", "WORKSPACE_EDGE", "POSE_APPROACHING", "IGNORED_OUT_OF_REACH"]
 
 SLOWED = "slowed down (time scaling) to keep the ZMP in the support polygon and the joints within their speed"
@@ -48,6 +50,7 @@ PREDICTION_SAFETY = 4.0  # the predicted ZMP shift, enlarged by what the rigid m
 ZMP_MARGIN_FRACTION = 1.0  # limb motions keep the ZMP this fraction of the CoM's support margin inside the edges
 BEYOND_REACH_SLACK = 0.25  # a target accepted within the reach that the body's motion carried up to this fraction
                            # beyond it is followed onto the reach; further, it is ignored
+TRACKING_GAIN = 10.0  # [1/s] a J-busy limb's position command's error from its path, fed back
 STALL_TIME, STALL_PROGRESS, STALL_DISTANCE = 0.5, 1e-3, 0.01  # [s, m, m] a limb end that came no closer has stopped
 
 
@@ -55,89 +58,40 @@ class OutOfReach(ValueError):
     """A target no posture of the limb can reach; the message says how far and what the reach is."""
 
 
-class LimbTrajectory(NamedTuple):
-    """A limb's joint trajectory: its start on the stamps' clock and its points' velocities in the limb's joint order,
-    linearly interpolated between points (the first before the first point; after the last, the limb holds still,
-    as a joint trajectory controller holds the last position)."""
-
-    start: float            # [s] on the stamps' clock
-    times: np.ndarray       # time_from_start of each point, strictly increasing, ≥ 0 [s]
-    velocities: np.ndarray  # (points, joints) [rad/s, m/s]
-
-    def rates(self, tau):
-        """Joint rates at trajectory times ``tau`` [s from its start] (scalar → (n,), array (k,) → (k, n))."""
-        times, velocities = self.times, self.velocities
-        if np.ndim(tau) == 0:  # the control tick's: no arrays of one
-            if not len(times) or tau > times[-1]:
-                return np.zeros(velocities.shape[1])
-            k = int(np.searchsorted(times, tau, side="right"))
-            if k == 0:
-                return velocities[0].copy()
-            if k == len(times):
-                return velocities[-1].copy()
-            weight = (tau - times[k - 1]) / (times[k] - times[k - 1])
-            return velocities[k - 1] + weight * (velocities[k] - velocities[k - 1])
-        points = np.asarray(tau, dtype=float)
-        if not len(times):
-            return np.zeros((len(points), velocities.shape[1]))
-        after = np.clip(np.searchsorted(times, points, side="right"), 0, len(times) - 1)
-        before = np.maximum(after - 1, 0)
-        span = times[after] - times[before]
-        weight = np.where(span > 0.0, (points - times[before]) / np.where(span > 0.0, span, 1.0), 0.0)
-        rates = velocities[before] + np.clip(weight, 0.0, 1.0)[:, None] * (velocities[after] - velocities[before])
-        rates[points > times[-1]] = 0.0
-        return rates
-
-    def slopes(self):
-        """Each segment's joint accelerations, (points − 1, n) [rad/s², m/s²]."""
-        return np.diff(self.velocities, axis=0) / np.diff(self.times)[:, None]
-
-    def peak_rates(self, start, end):
-        """The largest |rate| of each joint over trajectory times [start, end] (n,): at a point or an end."""
-        inside = self.velocities[np.searchsorted(self.times, start, side="right"):
-                                 np.searchsorted(self.times, end, side="left")]
-        ends = np.maximum(np.abs(self.rates(start)), np.abs(self.rates(end)))
-        return np.maximum(np.abs(inside).max(axis=0), ends) if len(inside) else ends
-
-    def active(self, tau):
-        """Whether the trajectory is not over at ``tau``."""
-        return len(self.times) > 0 and tau <= self.times[-1]
-
-
 class TrajectoryClock:
-    """The J-busy limbs' trajectories on one clock the balance may slow (see the module).
+    """The J-busy limbs' paths on one clock the balance may slow (see the module).
 
     Args:
         columns: limb → indices of its joints among the serial-equivalent outputs.
         velocity_limits: limb → its joints' velocity limits [rad/s, m/s].
+        position_limits: limb → (lower, upper) of its joints' ranges [rad, m].
     """
 
-    def __init__(self, columns, velocity_limits):
+    def __init__(self, columns, velocity_limits, position_limits):
         self.columns = {limb: np.asarray(c, dtype=int) for limb, c in columns.items()}
         self.velocity_limits = {limb: np.asarray(v, dtype=float) for limb, v in velocity_limits.items()}
-        self.trajectories, self.tau, self.slopes = {}, {}, {}
+        self.position_limits = {limb: (np.asarray(lower, dtype=float), np.asarray(upper, dtype=float))
+                                for limb, (lower, upper) in position_limits.items()}
+        self.paths, self.tau = {}, {}
         self.scale = 1.0
         self.ceiling = 1.0  # on the scale, from the measured ZMP (advance)
         self.preview = np.arange(0.0, PREVIEW + 0.5 * PREVIEW_STEP, PREVIEW_STEP)
 
-    def follow(self, limb, trajectory, now):
-        """Start ``trajectory`` for ``limb`` (a new one replaces the last), its clock at ``now`` [s] on its stamps'."""
-        self.trajectories[limb], self.tau[limb] = trajectory, now - trajectory.start
-        self.slopes[limb] = trajectory.slopes() if len(trajectory.times) > 1 else np.zeros((0, len(self.columns[limb])))
-
-    def accelerations(self, limb, tau):
-        """``limb``'s joint accelerations at its trajectory times ``tau`` (k,): the slope of the segment each lies on,
-        zero before the first point and after the last (k, n) [rad/s², m/s²]."""
-        slopes = self.slopes[limb]
-        index = np.searchsorted(self.trajectories[limb].times, tau, side="right") - 1  # the segment tau lies on
-        inside = (index >= 0) & (index < len(slopes))
-        if not len(slopes):
-            return np.zeros((len(tau), len(self.columns[limb])))
-        return np.where(inside[:, None], slopes[np.clip(index, 0, len(slopes) - 1)], 0.0)
+    def follow(self, limb, trajectory, now, position):
+        """Take up ``trajectory`` (a LimbTrajectory) for ``limb`` — a new one replaces the last — at ``now`` [s on its
+        stamps' clock], from ``position``, the outputs' position command (n_out,) [rad, m], and the velocity and
+        acceleration of the path the limb was following (:class:`~humanoid_balance.control.joint_trajectory.JointPath`).
+        """
+        velocity = acceleration = None
+        if limb in self.paths:
+            _, velocity, acceleration = self.paths[limb].sample(self.tau[limb])
+        tau = now - trajectory.start
+        self.paths[limb] = JointPath(trajectory, tau, position[self.columns[limb]], velocity, acceleration)
+        self.tau[limb] = tau
 
     @property
     def moving(self):
-        return any(trajectory.active(self.tau[limb]) for limb, trajectory in self.trajectories.items())
+        return any(path.active(self.tau[limb]) for limb, path in self.paths.items())
 
     def bound(self, momentum_map, mass, height, zmp_reference, polygon):
         """The largest time scale in [0, 1] the preview allows (see the module).
@@ -150,15 +104,16 @@ class TrajectoryClock:
             polygon: the SupportPolygon the ZMP must stay in, already shrunk; None: no bound by the ZMP.
         """
         scale = 1.0
-        momentum_rate = np.zeros((len(self.preview), 6))  # ḣ = [ṗ; L̇] of the limbs at s = 1 over the preview
-        for limb, trajectory in self.trajectories.items():
-            tau = self.tau[limb]
-            peak = trajectory.peak_rates(tau, tau + PREVIEW)
+        momentum_rate = np.zeros((len(self.preview) - 1, 6))  # ḣ = [ṗ; L̇] of the limbs at s = 1 over the preview
+        for limb, path in self.paths.items():
+            rates = path.velocities(self.tau[limb] + self.preview)  # (k, n)
+            peak = np.abs(rates).max(axis=0)
             limits = self.velocity_limits[limb]
             fast = peak > limits
             if fast.any():
                 scale = min(scale, float(np.min(limits[fast] / peak[fast])))
-            momentum_rate += self.accelerations(limb, tau + self.preview) @ momentum_map[:, 6 + self.columns[limb]].T
+            # the accelerations over each preview step: a velocity's step (a corner of a linear path) too
+            momentum_rate += (np.diff(rates, axis=0) / PREVIEW_STEP) @ momentum_map[:, 6 + self.columns[limb]].T
         if polygon is not None and len(polygon.offsets):
             # Δp at s = 1 (flat floor, f_z ≈ m g): the limbs' L̇, and their ṗ as if the legs had not yet moved the
             # rest of the body to hold the CoM (position drives follow a tick or more late)
@@ -173,11 +128,15 @@ class TrajectoryClock:
                 scale = min(scale, math.sqrt(min(1.0, square)))
         return scale
 
-    def advance(self, bound, dt, zmp_depth=None):
-        """Move the time scale towards ``bound``, then each clock by s dt; the limbs' joint rates s q̇(τ) [rad/s, m/s]
-        and the limitations. A change of s changes the rates by Δs q̇(τ): s moves at SCALE_RATE_DOWN (UP) per second,
-        or faster where that step changes no rate by more than SCALE_STEP_ACCELERATION dt (a limb nearly at rest
-        starts as slow as it must).
+    def advance(self, bound, dt, position, zmp_depth=None):
+        """Move the time scale towards ``bound``, then each clock by s dt; the limbs' joint rates and the limitations.
+
+        The rates are s q̇_d(τ) + TRACKING_GAIN (q_d(τ) − q) within the joints' velocity limits [rad/s, m/s], q the
+        limb's joints in ``position``, the outputs' position command (n_out,) [rad, m], q_d(τ) held within their
+        ranges: the path is followed, and the command kept on it (its positions are reached, whatever the joint limits
+        or a restart from the measured posture took away); after its end the limb holds its last position. A change
+        of s changes the rates by Δs q̇(τ): s moves at SCALE_RATE_DOWN (UP) per second, or faster where that step
+        changes no rate by more than SCALE_STEP_ACCELERATION dt (a limb nearly at rest starts as slow as it must).
 
         ``zmp_depth``: how far the measured ZMP lies inside the support polygon shrunk by the limbs' margin [m] (None:
         unknown). The model's prediction knows the limbs' angular momentum, not how late the legs follow the motion
@@ -191,21 +150,24 @@ class TrajectoryClock:
         elif zmp_depth is not None and zmp_depth > FEEDBACK_RECOVERED:
             self.ceiling = min(1.0, self.ceiling + FEEDBACK_RATE_UP * dt)
         bound = min(bound, self.ceiling)
-        nominal = {limb: trajectory.rates(self.tau[limb]) for limb, trajectory in self.trajectories.items()}
-        speed = max((float(np.abs(rates).max(initial=0.0)) for rates in nominal.values()), default=0.0)
+        nominal = {limb: path.sample(self.tau[limb])[:2] for limb, path in self.paths.items()}
+        speed = max((float(np.abs(rates).max(initial=0.0)) for _, rates in nominal.values()), default=0.0)
         free = SCALE_STEP_ACCELERATION * dt / speed if speed > 0.0 else math.inf
         if bound < self.scale:
             self.scale = max(bound, self.scale - max(SCALE_RATE_DOWN * dt, free))
         else:
             self.scale = min(bound, self.scale + max(SCALE_RATE_UP * dt, free))
         rates = {}
-        for limb, limb_rates in nominal.items():
-            rates[limb] = self.scale * limb_rates
+        for limb, (desired, limb_rates) in nominal.items():
+            lower, upper = self.position_limits[limb]
+            error = np.clip(desired, lower, upper) - position[self.columns[limb]]
+            limit = self.velocity_limits[limb]
+            rates[limb] = np.clip(self.scale * limb_rates + TRACKING_GAIN * error, -limit, limit)
             self.tau[limb] += self.scale * dt
         limitations = ()
         if self.scale < SLOWED_BELOW and self.moving:
             limitations = tuple(Limitation(f"{limb}/trajectory", SLOWED, (1.0,), (self.scale,))
-                                for limb in self.trajectories)
+                                for limb in self.paths)
         return rates, limitations
 
 

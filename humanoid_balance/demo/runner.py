@@ -162,7 +162,8 @@ class Director(Node):
     def dance(self, stamp):
         dance = self.scenario.dance
         for limb, (joints, swing) in self.limbs.items():
-            self.arm_publishers[limb].publish(trajectory_message(joints, *dance.trajectory(swing), stamp))
+            times, _, velocities = dance.trajectory(swing)  # velocities only: from where the arm is
+            self.arm_publishers[limb].publish(trajectory_message(joints, times, None, velocities, stamp))
         self.dance_sent = True
         self.progress.line(f"[{self.now:5.1f} s] dancing arms: {', '.join(self.limbs)} at {dance.frequency:g} Hz for "
                       f"{dance.duration:g} s")

@@ -5,8 +5,8 @@ Times are simulated seconds from the start of the plant. Pushes are given as the
 the whole robot (impulse / mass), so that one scenario fits any robot; :meth:`Scenario.for_robot` turns them into
 forces on its base. The arm motion is a smooth joint-space dance in the spirit of Choi–Kim's experiment (the busy
 limbs swinging while the CoM stays put; each limb's shape is its ``<limb>_swing`` in the robot configuration),
-sent to the balancer as J-busy joint trajectories whose first and last velocities are zero. A jump is asked of
-centroidal_balancer/jump (Sugihara–Nakamura's stoop, lift-off, flight and landing).
+sent to the balancer as J-busy joint trajectories of velocities alone (followed from where the arms are), the first
+and last zero. A jump is asked of centroidal_balancer/jump (Sugihara–Nakamura's stoop, lift-off, flight and landing).
 """
 from typing import NamedTuple, Optional
 

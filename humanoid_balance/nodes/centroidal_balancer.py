@@ -48,6 +48,7 @@ from humanoid_balance.control.balancer import (BALANCE_MODES, MODES, BalancerCon
                                                balance_controller, change_mode)
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.joint_limits import LimitStatus
+from humanoid_balance.control.joint_trajectory import Unfollowable
 from humanoid_balance.control.limb_motion import OutOfReach
 from humanoid_balance.control.momentum_balance import QpStatus
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
@@ -266,10 +267,17 @@ class CentroidalBalancerNode(LifecycleNode):
             self.phases[foot] = phase
 
     def on_trajectory(self, limb, message):
-        now = self.get_clock().now().nanoseconds * 1e-9
-        trajectory = read_limb_trajectory(message, f"balance/{limb}/trajectory", self.robot_config.limb_joints[limb],
-                                          now)
-        self.refuse_without_contact(f"balance/{limb}/trajectory")
+        """balance/<limb>/trajectory, taken up at the control's now (the last state's stamp; a zero stamp: from then)
+        from the position command, or rejected with the reason it cannot be followed."""
+        topic = f"balance/{limb}/trajectory"
+        now = self.last_input_time if self.last_input_time is not None else \
+            self.get_clock().now().nanoseconds * 1e-9
+        trajectory = read_limb_trajectory(message, topic, self.robot_config.limb_joints[limb], now)
+        try:
+            self.core.check_trajectory(limb, trajectory, now)
+        except Unfollowable as error:
+            raise RejectedMessage(error.reason, f"{topic}: {error}") from None
+        self.refuse_without_contact(topic)
         self.trajectories[limb] = trajectory
 
     def on_wrench(self, foot, message):

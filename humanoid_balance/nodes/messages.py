@@ -15,7 +15,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from humanoid_balance.control.limb_motion import LimbTrajectory
+from humanoid_balance.control.joint_trajectory import LimbTrajectory
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
 
 __all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "pose_placement", "imu_reading",
@@ -104,29 +104,39 @@ def read_limb_trajectory(message, topic, joints, now):
     ``now`` [s] if the stamp is zero.
 
     Raises:
-        RejectedMessage: wrong or duplicate joint names, lengths, non-finite values, times negative or not
-            increasing.
+        RejectedMessage: wrong or duplicate joint names ('wrong_joints'); a point's positions, velocities or
+            accelerations neither one per joint nor none ('length_mismatch'); some points with them and others
+            without, accelerations without velocities, neither positions nor velocities ('mixed_points'); NaN or Inf
+            ('not_finite'); times negative or not increasing ('bad_times').
     """
     names = list(message.joint_names)
     if sorted(names) != sorted(joints) or len(set(names)) != len(names):
         shown = [name[:40] for name in names[:8]]
         raise RejectedMessage("wrong_joints", f"{topic}: joint_names {shown} are not the limb's joints {list(joints)}")
     order = [names.index(joint) for joint in joints]
-    count = len(message.points)
-    times = np.empty(count)
-    velocities = np.zeros((count, len(joints)))
-    for k, point in enumerate(message.points):
-        if len(point.positions) not in (0, len(names)) or len(point.velocities) not in (0, len(names)):
-            raise RejectedMessage("length_mismatch", f"{topic}: point {k} has {len(point.positions)} positions and "
-                                  f"{len(point.velocities)} velocities for {len(names)} joints")
-        finite(point.positions, topic, f"points[{k}].positions")
-        if len(point.velocities):
-            velocities[k] = finite(point.velocities, topic, f"points[{k}].velocities")[order]
-        times[k] = point.time_from_start.sec + 1e-9 * point.time_from_start.nanosec
-    if count and (times[0] < 0.0 or np.any(np.diff(times) <= 0.0)):
+    points = message.points
+    fields = ("positions", "velocities", "accelerations")
+    given = {}
+    for field in fields:
+        counts = {len(getattr(point, field)) for point in points}
+        if not counts <= {0, len(names)}:
+            k = next(k for k, point in enumerate(points) if len(getattr(point, field)) not in (0, len(names)))
+            raise RejectedMessage("length_mismatch", f"{topic}: points[{k}] has {len(getattr(points[k], field))} "
+                                  f"{field} for {len(names)} joints")
+        if counts == {0, len(names)}:
+            raise RejectedMessage("mixed_points", f"{topic}: some points have {field} and others none")
+        given[field] = counts == {len(names)}
+    if points and not (given["positions"] or given["velocities"]):
+        raise RejectedMessage("mixed_points", f"{topic}: the points have neither positions nor velocities")
+    if given["accelerations"] and not given["velocities"]:
+        raise RejectedMessage("mixed_points", f"{topic}: the points have accelerations but no velocities")
+    values = {field: np.array([finite(getattr(point, field), topic, f"points[{k}].{field}")[order]
+                               for k, point in enumerate(points)]) if given[field] else None for field in fields}
+    times = np.array([point.time_from_start.sec + 1e-9 * point.time_from_start.nanosec for point in points])
+    if len(points) and (times[0] < 0.0 or np.any(np.diff(times) <= 0.0)):
         raise RejectedMessage("bad_times", f"{topic}: time_from_start must be ≥ 0 and strictly increasing")
     start = stamp_seconds(message.header.stamp)
-    return LimbTrajectory(start if start > 0.0 else now, times, velocities)
+    return LimbTrajectory(start if start > 0.0 else now, times, **values)
 
 
 def vector_values(*vectors):
@@ -295,12 +305,13 @@ def wrench_message(stamp, frame, wrench):
 
 def trajectory_message(joint_names, times, positions, velocities, stamp):
     """trajectory_msgs/JointTrajectory starting at ``stamp``: one point per time from start [s], with positions
-    (k, n) [rad, m] and velocities (k, n)."""
+    (k, n) [rad, m] and velocities (k, n) [rad/s, m/s], either None: not given."""
     message = JointTrajectory(joint_names=list(joint_names))
     message.header.stamp = stamp
-    for t, position, velocity in zip(times, positions, velocities):
+    for k, t in enumerate(times):
         seconds = int(t)
         message.points.append(JointTrajectoryPoint(
-            positions=position.tolist(), velocities=velocity.tolist(),
+            positions=[] if positions is None else positions[k].tolist(),
+            velocities=[] if velocities is None else velocities[k].tolist(),
             time_from_start=Duration(sec=seconds, nanosec=min(int(round((t - seconds) * 1e9)), 999_999_999))))
     return message
