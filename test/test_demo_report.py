@@ -1,14 +1,22 @@
 """The demo's metrics against analytic recordings: an exponentially decaying CoM excursion settles to 5 mm at
-τ·ln(A / 5 mm); a base that drops by more than 10 cm is a fall; a ZMP on a known square has a known margin."""
+τ·ln(A / 5 mm); a base that drops by more than 10 cm is a fall; a ZMP on a known square has a known margin. What the
+demo and the README's other commands write stays out of git's work tree."""
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from humanoid_balance.cli import build_parser
 from humanoid_balance.demo.report import Recording, dance_figures, metrics, write_report
 from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
 
 SCENARIO = Scenario("analytic", 6.0, 0.5, (Push(1.0, (0.0, 0.1, 0.0), "push"),),
                     ArmDance(4.0, 2.0, 0.5, 1.0)).for_robot(50.0, "base_link", 0.1)  # 50 N for 0.1 s on 50 kg
 AMPLITUDE, TAU = 0.03, 0.4  # [m], [s]
+REPO = Path(__file__).resolve().parents[1]
 
 
 def recording(base_drop=0.0):
@@ -76,3 +84,22 @@ def test_a_dance_without_a_zmp_reads_no_excursion_and_no_error():
     com = np.array([[t, 0.0, 0.0, 0.2] for t in np.arange(3.0, 7.0, 0.01)])
     figures = dance_figures(com, np.zeros((0, 3)), dance)
     assert np.isnan(figures["ZMP excursion x, y [m]"]).all()
+
+
+@pytest.mark.skipif(shutil.which("git") is None or not (REPO / ".git").exists(), reason="not a git checkout")
+def test_what_the_demo_and_the_readme_commands_write_is_ignored_by_git():
+    """The demo's default report folder (its plots, metrics and recording), and every folder or file the README's
+    commands are shown writing (--output, --record, --video; not the placeholders in capitals, nor BENCHMARKS.md,
+    which is committed on purpose), and colcon's: `git check-ignore` says each is ignored — which a committed file
+    is not."""
+    report = build_parser().parse_args(["demo"]).output
+    written = [report / name for name in ("com_zmp.png", "arms.png", "metrics.json", "comparison.md",
+                                          "kinematic/metrics.json", "recording/recording.mcap")]
+    for value in re.findall(r"--(?:output|record|video)[ =]([\w./-]+)", (REPO / "README.md").read_text()):
+        if not value[0].isupper():
+            written.append(Path(value) if Path(value).suffix else Path(value) / "robot.yaml")
+    written += [Path("run.mp4"), Path("build/humanoid_balance"), Path("install/setup.bash"), Path("log/latest")]
+    assert len(written) >= 14, written  # the README's run.gif, my_robot, cassie, my_cassie and runs among them
+    kept = [str(path) for path in written
+            if subprocess.run(["git", "check-ignore", "-q", str(path)], cwd=REPO).returncode != 0]
+    assert not kept, f"not ignored by git: {kept}"
