@@ -64,7 +64,7 @@ def stepping():
     record = Recording()
     record.polygon = np.array([[-0.1, -0.25, 0.0], [0.15, -0.25, 0.0], [0.15, 0.15, 0.0], [-0.1, 0.15, 0.0]])
     record.standing_polygon = np.array([[-0.1, -0.15, 0.0], [0.1, -0.15, 0.0], [0.1, 0.15, 0.0], [-0.1, 0.15, 0.0]])
-    for t in np.arange(0.0, STEPPING.duration, 0.002):
+    for t in np.arange(0.0, STEPPING.duration, 0.005):
         lifted, stepped = 1.3 <= t < 1.6, t >= 1.6
         lateral = 0.05 * np.sin(np.pi * (t - 1.0)) if 1.0 <= t < 2.0 else 0.0
         record.add("base", t, 0.9)
@@ -99,7 +99,7 @@ def jumping():
     for start, end in FLIGHTS:
         record.add("contact_states", start, 0, 0)
         record.add("contact_states", end, 1, 1)
-    for t in np.arange(0.0, JUMPING.duration, 0.002):
+    for t in np.arange(0.0, JUMPING.duration, 0.005):
         flight = next(((start, end) for start, end in FLIGHTS if start <= t < end), None)
         height = 0.8 + (0.05 * np.sin(np.pi * (t - flight[0]) / 0.2) if flight else 0.0)
         record.add("base", t, height + 0.1)
@@ -115,9 +115,17 @@ def jumping():
     return record
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
+@pytest.fixture(scope="module")
+def plots():
+    """The report's figures of each synthetic run (dancing, stepping, jumping), built once."""
+    built = {}
+
+    def figures(make, scenario):
+        if make not in built:
+            built[make] = figures_of(make(), scenario, FEET)
+        return built[make]
+
+    yield figures
     plt.close("all")
 
 
@@ -210,8 +218,8 @@ def test_what_the_demo_and_the_readme_commands_write_is_ignored_by_git():
     (dancing, SCENARIO, {"com_zmp.png", "foot_forces.png", "momentum.png", "arms.png"}),
     (stepping, STEPPING, {"com_zmp.png", "foot_forces.png", "momentum.png", "steps.png"}),
     (jumping, JUMPING, {"com_zmp.png", "foot_forces.png", "momentum.png", "com_height.png"})])
-def test_every_plot_is_labelled_named_in_a_legend_and_no_title_covers_a_text(make, scenario, files):
-    figures = figures_of(make(), scenario, FEET)
+def test_every_plot_is_labelled_named_in_a_legend_and_no_title_covers_a_text(plots, make, scenario, files):
+    figures = plots(make, scenario)
     assert set(figures) == files
     for name, figure in figures.items():
         assert figure.axes[0].get_title(), name
@@ -225,10 +233,10 @@ def test_every_plot_is_labelled_named_in_a_legend_and_no_title_covers_a_text(mak
     assert bound in legend_labels(lateral) and "ZMP (estimated)" in legend_labels(lateral)
 
 
-def test_the_arms_plot_names_each_joint_and_tells_the_command_from_the_measure():
+def test_the_arms_plot_names_each_joint_and_tells_the_command_from_the_measure(plots):
     """Per limb: each joint's measured angle a line named after it; its command a broad band of the same colour under
     it, not hidden under the line; the legend says which is which."""
-    figure = figures_of(dancing(), SCENARIO, FEET)["arms.png"]
+    figure = plots(dancing, SCENARIO)["arms.png"]
     for axes, (limb, joints) in zip(figure.axes, ARMS.items()):
         assert set(joints) | {"measured at the plant", "commanded"} <= set(legend_labels(axes))
         assert axes.get_legend().get_title().get_text() == limb
@@ -244,8 +252,8 @@ def test_the_arms_plot_names_each_joint_and_tells_the_command_from_the_measure()
             assert np.abs(measured.get_ydata()).max() == pytest.approx(0.9 * abs(swing), rel=1e-3)
 
 
-def test_the_steps_plot_draws_the_soles_before_the_push_and_at_the_end_and_the_planned_footsteps():
-    figure = figures_of(stepping(), STEPPING, FEET)["steps.png"]
+def test_the_steps_plot_draws_the_soles_before_the_push_and_at_the_end_and_the_planned_footsteps(plots):
+    figure = plots(stepping, STEPPING)["steps.png"]
     top = figure.axes[0]
     assert {"left_foot before", "left_foot at the end", "right_foot before", "right_foot at the end",
             "footstep planned (sole origin)", "capture point ξ", "CoM (ground truth)"} <= set(legend_labels(top))
@@ -261,10 +269,10 @@ def test_the_steps_plot_draws_the_soles_before_the_push_and_at_the_end_and_the_p
     assert {tuple(p) for p in np.round(steps.get_offsets(), 6)} == {(0.05, -0.2)}
 
 
-def test_a_jump_report_plots_the_com_height_and_no_zmp_in_flight():
+def test_a_jump_report_plots_the_com_height_and_no_zmp_in_flight(plots):
     """The jumps: forward, not lateral, against the support polygon; the CoM's height with the flights shaded; no ZMP
     while the contact estimator had no foot on the floor, so that none runs to x = 1.4 m."""
-    figures = figures_of(jumping(), JUMPING, FEET)
+    figures = plots(jumping, JUMPING)
     top, forward = figures["com_zmp.png"].axes
     assert forward.get_ylabel() == "x [m]"
     for axes in (top, forward):
@@ -287,7 +295,10 @@ def test_a_robot_without_limbs_to_dance_has_no_dance():
     assert [label for _, _, label in still.phases()] == ["settle", "stand", "push 5 N·s"]
     figures = metrics(recording(), still, wall_time=12.0, push_duration=0.1)
     assert figures["dancing arms"] is None
-    assert "arms.png" not in figures_of(recording(), still, FEET)
+    figures = figures_of(recording(), still, FEET)
+    assert "arms.png" not in figures
+    for figure in figures.values():
+        plt.close(figure)
     assert [label for _, _, label in SCENARIO.phases()][-1] == "dancing arms"  # with limbs, it dances
 
 
