@@ -1,4 +1,5 @@
 """centroidal_balancer in its own process, over DDS: lifecycle, commands, refused gains, stale inputs."""
+import re
 from pathlib import Path
 
 import numpy as np
@@ -220,14 +221,22 @@ def test_commands_reaching_the_actuators_strokes_are_diagnosed_with_the_joints_a
     commands on it allowed up to 1.5 rad): the commands extend the legs until actuators reach their stroke;
     /diagnostics names the joints at a limit and gives most of the 30 cm as out of reach. (Whether the strokes are
     kept, through the loops, is test_joint_limits': here the robot's configuration, about which they are linearised,
-    stays 0.7 rad behind the commands.)"""
+    stays 0.7 rad behind the commands.) Meanwhile it says what it limits: the height asked and the one granted, which
+    differ, and the reference on its way to the granted height, where it is now."""
     robot, q = kangaroo
     session = Session(robot, q, ["-p", "max_tracking_error:=1.5"])
+    said = []
     try:
         session.move_com_reference_until(
-            (0.0, 0.0, 0.3), lambda message: "at a limit: " in message and "_actuator" in message, timeout=15.0)
+            (0.0, 0.0, 0.3), lambda message: said.append(message) or ("at a limit: " in message and "_actuator" in
+                                                                      message), timeout=15.0)
         values = session.probe.diagnostic_values(DIAGNOSTIC)
         assert int(values["updates limited by joint limits"]) > 0 and float(values["CoM height out of reach [m]"]) > 0.2
+        assert any("limited: com_reference approached at the speed and acceleration limits: granted (" in message
+                   and ", on its way there, now at (" in message for message in said), said
+        heights = [re.search(r"height out of the legs' reach: asked ([^,]+), granted ([^;,]+)", message)
+                   for message in said]
+        assert any(heights) and all(float(h[1]) > float(h[2]) for h in heights if h), said
         knee = session.commands[-1].position[list(session.commands[-1].name).index("left_knee")]
     finally:
         returncode, _, stderr = session.stop()

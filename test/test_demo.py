@@ -187,10 +187,12 @@ def test_the_foxglove_layout_shows_what_the_recording_holds(recording):
 def test_the_step_scenario_catches_with_a_step_a_push_the_feet_alone_do_not_hold(tmp_path):
     """`demo --scenario step`: kangaroo_like pushed sideways by 20 N·s, which topples it on its feet alone (the bench's
     closed loop, test_stepping.py), takes a recovery step through the nodes and stands; the report plots the capture
-    point, the footsteps and the soles' lift-off and touchdown."""
+    point, the footsteps and the soles' lift-off and touchdown; the verdict says what it judged, the ZMP not."""
     result = subprocess.run([DEMO, "demo", "--scenario", "step", "--no-record", "--output", str(tmp_path)],
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "PASSED (kinematic mode): no fall, at most 2 lift-offs of a sole per push, no node in error" in result.stdout
+    assert "(not judged with recovery steps)" in result.stdout and "{'" not in result.stdout, result.stdout[-3000:]
     figures = json.loads((tmp_path / "metrics.json").read_text())
     push, = figures["pushes"]
     assert not figures["fell"] and 1 <= push["feet lifted"] <= 2, push

@@ -1,13 +1,15 @@
 """The CoM reference governor: whatever the wish, the granted reference stays in the support polygon shrunk by the
 margin and in the legs' height range, moves within its speed and acceleration bounds, and its ZMP — computed here
 from the LIPM (Choi–Kim eq. 23) with the reference's acceleration by finite differences of its positions — never
-leaves the support polygon; a reachable wish is reached."""
+leaves the support polygon; a reachable wish is reached. A limitation is reported only where the diagnostics can show
+what was not granted."""
 import numpy as np
 import pytest
 
 from humanoid_balance.control.reference_governor import (APPROACHING, HEIGHT_OUT_OF_REACH, OUTSIDE_SUPPORT,
                                                           ComGovernor)
 from humanoid_balance.model.support_polygon import SupportPolygon
+from humanoid_balance.nodes.limitations import describe, describe_values
 
 # two soles 0.22 × 0.11 m, 0.18 m apart (kangaroo_like's)
 SUPPORT = SupportPolygon.of_points([[-0.08, -0.145], [0.14, -0.145], [0.14, 0.145], [-0.08, 0.145]])
@@ -61,6 +63,38 @@ def test_a_reachable_wish_is_reached_smoothly_and_then_granted_as_asked():
     assert limitations[-1] == ()
     assert APPROACHING in {limitation.reason for limitation in limitations[10]}
     assert np.linalg.norm(positions[1] - positions[0]) < 1e-5  # it starts at rest
+
+
+def test_what_is_reported_limited_reads_so_in_the_diagnostics():
+    """An approach reports the target granted and where the reference is now on its way (not that point as granted);
+    every limitation's two values differ in the diagnostics' millimetres, so that none reads "asked x, granted x" —
+    a reference within a millimetre of its target has arrived."""
+    governor = ComGovernor(0.02, max_speed=0.1, max_acceleration=0.5)
+    governor.reset([0.02, 0.0, 0.8])
+    wish = np.array([0.02, 0.095, 0.78])
+    positions, limitations = run(governor, wish, seconds=2.0)
+    approaches = [(k, limitation) for k, tick in enumerate(limitations) for limitation in tick]
+    assert approaches and {limitation.reason for _, limitation in approaches} == {APPROACHING}
+    for k, limitation in approaches:
+        assert limitation.granted == pytest.approx(wish) and limitation.current == pytest.approx(positions[k])
+        assert describe_values(limitation.granted) != describe_values(limitation.current), describe(limitation)
+        assert describe(limitation) == (f"com_reference {APPROACHING}: granted (0.020, 0.095, 0.780), on its way "
+                                        f"there, now at {describe_values(positions[k])}")
+    last = max(k for k, _ in approaches)
+    assert np.abs(positions[last + 1] - wish).max() <= 1e-3  # arrived: within the millimetre shown
+
+
+@pytest.mark.parametrize("beyond, limited", [(0.0005, False), (0.002, True)])
+def test_a_wish_beyond_the_margin_is_reported_held_when_the_diagnostics_show_it(beyond, limited):
+    """The margin's edge beside the feet at y = 0.145 − 0.02 m: a wish half a millimetre beyond it is held there and
+    granted as asked; two millimetres beyond, it reads asked 0.127, granted 0.125."""
+    governor = ComGovernor(0.02, max_speed=0.1, max_acceleration=0.5)
+    governor.reset([0.02, 0.125, 0.8])
+    positions, limitations = run(governor, np.array([0.02, 0.125 + beyond, 0.8]), seconds=0.2)
+    np.testing.assert_allclose(positions[-1], [0.02, 0.125, 0.8], atol=1e-9)
+    reported = {describe(limitation) for tick in limitations for limitation in tick}
+    assert reported == ({f"com_reference {OUTSIDE_SUPPORT}: asked (0.020, 0.127, 0.800), granted (0.020, 0.125, 0.800)"}
+                        if limited else set())
 
 
 def test_without_contact_the_horizontal_reference_is_held():

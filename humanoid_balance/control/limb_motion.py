@@ -256,7 +256,7 @@ class PoseTargets:
                 limitations.append(Limitation(name, WORKSPACE_EDGE, tuple(map(float, goal)),
                                               tuple(map(float, current.translation))))
             elif speed > self.max_speed or step > self.max_acceleration * dt > 0.0:
-                limitations.append(Limitation(name, POSE_APPROACHING, tuple(map(float, goal)),
+                limitations.append(Limitation(name, POSE_APPROACHING, tuple(map(float, goal)), tuple(map(float, goal)),
                                               tuple(map(float, current.translation))))
         return twists, tuple(limitations)
 

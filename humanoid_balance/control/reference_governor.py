@@ -13,22 +13,24 @@ The reference c_w a user sends is
    stops on it without overshoot.
 
 The controller tracks (c_r, ċ_r, p_r) — eq. 24's c_d, ċ_d and p_d — instead of the raw wish. What was not granted
-as asked comes back as :class:`Limitation` records, typed; nodes turn them into diagnostics. Units: m, s.
+as asked (by more than GRANTED_AS_ASKED) comes back as :class:`Limitation` records, typed: the wish projected, and
+the target on its way; nodes turn them into diagnostics. Units: m, s.
 """
 import math
 from typing import NamedTuple, Optional
 
 import numpy as np
 
-__all__ = ["Limitation", "GrantedCom", "ComGovernor", "OUTSIDE_SUPPORT", "HEIGHT_OUT_OF_REACH", "APPROACHING",
-           "MIN_MARGIN"]
+__all__ = ["Limitation", "GrantedCom", "ComGovernor", "differs", "OUTSIDE_SUPPORT", "HEIGHT_OUT_OF_REACH",
+           "APPROACHING", "MIN_MARGIN", "GRANTED_AS_ASKED"]
 
 OUTSIDE_SUPPORT = "outside the support polygon"
 HEIGHT_OUT_OF_REACH = "height out of the legs' reach"
 APPROACHING = "approached at the speed and acceleration limits"
 MIN_MARGIN = 0.005    # [m] the acceleration bound ω² margin never uses less (a zero margin would freeze the reference)
-ARRIVED = 1e-4        # [m] a reference this close to its target is on it
-GRANTED_TOLERANCE = 1e-6  # [m] a granted value this close to the requested one is the requested one
+GRANTED_AS_ASKED = 1e-3  # [m] a value granted within this of the one asked, in every coordinate, is granted as asked
+                         # (and a reference this close to its target is on it): a limitation is one the diagnostics,
+                         # in millimetres, can show
 RANGE_TOLERANCE = 1e-6    # [m] a reference landing this close outside its height range is in it
 
 
@@ -38,7 +40,13 @@ class Limitation(NamedTuple):
     reference: str     # the input it concerns: "com_reference", "<limb>/pose", "<limb>/trajectory"
     reason: str        # why, in words (the module constants)
     requested: tuple   # the value asked (units of the reference: m, or s of trajectory time per s)
-    granted: tuple     # the value granted now
+    granted: tuple     # the value granted
+    current: tuple = ()  # an approach: where the reference is now on its way to ``granted``; () when held there
+
+
+def differs(requested, granted):
+    """Whether ``granted`` differs from ``requested`` by more than GRANTED_AS_ASKED in some coordinate [m]."""
+    return bool(np.max(np.abs(np.subtract(requested, granted)), initial=0.0) > GRANTED_AS_ASKED)
 
 
 class GrantedCom(NamedTuple):
@@ -87,9 +95,9 @@ class ComGovernor:
         if support is not None:  # in the air the horizontal reference is held (a jump's flight, a fall)
             target[:2] = self._shrunk_polygon(support).nearest(wish[:2])
         target[2] = min(max(wish[2], height_range[0]), height_range[1])
-        if support is not None and math.hypot(*(target[:2] - wish[:2])) > GRANTED_TOLERANCE:
+        if support is not None and differs(wish[:2], target[:2]):
             limitations.append(Limitation("com_reference", OUTSIDE_SUPPORT, _values(wish), _values(target)))
-        if abs(target[2] - wish[2]) > GRANTED_TOLERANCE:
+        if differs(wish[2], target[2]):
             limitations.append(Limitation("com_reference", HEIGHT_OUT_OF_REACH, (float(wish[2]),),
                                           (float(target[2]),)))
         return target, limitations
@@ -117,8 +125,9 @@ class ComGovernor:
         if not low - RANGE_TOLERANCE <= self.position[2] <= high + RANGE_TOLERANCE:  # the range closed in on it
             self.position[2] = min(max(self.position[2], low), high)
             self.velocity[2] = 0.0
-        if np.linalg.norm(target - self.position) > ARRIVED:
-            limitations.append(Limitation("com_reference", APPROACHING, _values(target), _values(self.position)))
+        if differs(target, self.position):
+            limitations.append(Limitation("com_reference", APPROACHING, _values(target), _values(target),
+                                          _values(self.position)))
         return GrantedCom(self.position.copy(), self.velocity.copy(), acceleration, target, tuple(limitations))
 
     def _shrunk_polygon(self, support):

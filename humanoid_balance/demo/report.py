@@ -1,7 +1,8 @@
-"""The demo's report: metrics of a recorded run, PNG plots and a metrics JSON (no ROS here).
+"""The demo's report: metrics of a recorded run, PNG plots, a metrics JSON and the verdict in words (no ROS here).
 
 A :class:`Recording` holds time series in simulated seconds: ground truth from the plant (base height, CoM,
-momenta, sole contact forces) and the suite's own estimates (ZMP, its margin inside the support polygon).
+momenta, sole contact forces) and the suite's own estimates (ZMP, its margin inside the support polygon, the feet's
+contact phases, where the soles are).
 """
 import json
 from collections import defaultdict
@@ -12,15 +13,25 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after selecting the headless backend)
 import numpy as np  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
-__all__ = ["Recording", "metrics", "recovery", "jump_figures", "dance_figures", "write_report", "FALL_DROP",
-           "SETTLED_WITHIN"]
+__all__ = ["Recording", "metrics", "recovery", "jump_figures", "dance_figures", "in_contact", "write_report",
+           "figures_of", "summary_lines", "comparison", "FALL_DROP", "SETTLED_WITHIN"]
 
 FALL_DROP = 0.10        # the base more than this below its standing height: fallen [m]
 SETTLED_WITHIN = 0.005  # a push is recovered once the CoM stays this close to where it stood [m]
 STILL_SPEED, STILL_INTERVAL = 0.02, 0.05  # standing still: the CoM slower than this [m/s], measured over this [s]
 LIFT_OFF_TIME = 0.05    # [s] a sole unloaded this long has left the floor
 MAX_LIFT_OFFS = 2       # a push caught by steps: no more lift-offs than this
+CONTACT = 1             # contact/<foot>/state: the foot is in contact (estimation/contact_wrench.py)
+# what a verdict judges (metrics' "judged": criterion → met), and how an unmet one reads
+NO_FALL, ZMP_INSIDE, JUMPS_LANDED = "no fall", "ZMP inside the support polygon", "every jump left the floor and landed"
+FEW_LIFT_OFFS = f"at most {MAX_LIFT_OFFS} lift-offs of a sole per push"
+NODES_OK, NO_NODE_IN_ERROR = "every node OK", "no node in error"
+UNMET = {NO_FALL: "the robot fell", ZMP_INSIDE: "the ZMP left the support polygon",
+         JUMPS_LANDED: "a jump did not leave the floor or did not land",
+         FEW_LIFT_OFFS: f"more than {MAX_LIFT_OFFS} lift-offs of a sole after a push", NODES_OK: "not every node OK",
+         NO_NODE_IN_ERROR: "a node in error"}
 
 
 class Recording:
@@ -29,7 +40,9 @@ class Recording:
     def __init__(self):
         self.rows = defaultdict(list)
         self.polygon = np.zeros((0, 3))      # latest support polygon (odom frame) [m]
+        self.standing_polygon = None         # ... the first one after settling (the "polygon_bounds" follow it)
         self.arm_swing = None                # the dancing joints' configured swing [rad] ("arms"; the dance scales it)
+        self.arm_joints = {}                 # dancing limb → its joints' names, the "arms" columns in this order
         self.diagnostics = {}                # node → (worst level after settling, last message)
 
     def add(self, channel, *values):
@@ -42,6 +55,18 @@ class Recording:
 
 def _window(series, start, end):
     return series[(series[:, 0] >= start) & (series[:, 0] < end)]
+
+
+def in_contact(states, times):
+    """Whether the contact estimator had a foot in contact at each of ``times`` [s], from its phases ``states`` (rows
+    t, phase of each foot, when one changed): where it had none, the ZMP it estimates is no ZMP. True before its
+    first phase."""
+    times = np.asarray(times, dtype=float)
+    if not len(states):
+        return np.ones(len(times), dtype=bool)
+    latest = np.searchsorted(states[:, 0], times, side="right") - 1
+    touching = (states[:, 1:] == CONTACT).any(axis=1)
+    return np.where(latest >= 0, touching[np.maximum(latest, 0)], True)
 
 
 def recovery(com, push_time, end, baseline):
@@ -110,6 +135,7 @@ def metrics(recording, scenario, wall_time, push_duration):
     standing = float(_window(base, scenario.settle - 0.1, scenario.settle + 0.1)[:, 1].mean())
     lowest = float(judged(base)[:, 1].min())
     margins = judged(recording.series("zmp_margin"))
+    margins = margins[in_contact(recording.series("contact_states"), margins[:, 0])]
     phases = scenario.phases()
     pushes = []
     for push in scenario.pushes:
@@ -146,18 +172,22 @@ def metrics(recording, scenario, wall_time, push_duration):
     figures["zmp inside the support polygon"] = bool(figures["smallest ZMP margin inside the support polygon [m]"]
                                                      is not None and margins[:, 1].min() > 0.0)
     figures["all nodes OK"] = bool(nodes) and all(n["level"] == "OK" for n in nodes.values())
+    judged = {NO_FALL: not figures["fell"]}
     if scenario.stepping:
         # a push that needs a step tips the robot onto one foot, the CoM reference outside what it stands on: the
         # balancer warns of it (balance first) while the step recovers; judged: no fall, no node in error, at most
         # MAX_LIFT_OFFS lift-offs per push (when the CoM stands still again is reported)
-        healthy = bool(nodes) and all(n["level"] in ("OK", "WARN") for n in nodes.values())
-        balanced = all(p["feet lifted"] <= MAX_LIFT_OFFS for p in pushes)
+        judged[FEW_LIFT_OFFS] = all(p["feet lifted"] <= MAX_LIFT_OFFS for p in pushes)
+        judged[NO_NODE_IN_ERROR] = bool(nodes) and all(n["level"] in ("OK", "WARN") for n in nodes.values())
     else:
-        healthy = figures["all nodes OK"]
         # a landing's impact may put the ZMP on the support's edge; a jump must leave the floor and land
-        balanced = all(j["left the floor"] and j["landing depth [m]"] is not None for j in jumps) if jumps else \
-            figures["zmp inside the support polygon"]
-    figures["success"] = not figures["fell"] and balanced and healthy
+        if jumps:
+            judged[JUMPS_LANDED] = all(j["left the floor"] and j["landing depth [m]"] is not None for j in jumps)
+        else:
+            judged[ZMP_INSIDE] = figures["zmp inside the support polygon"]
+        judged[NODES_OK] = figures["all nodes OK"]
+    figures["judged"] = judged
+    figures["success"] = all(judged.values())
     return figures
 
 
@@ -184,138 +214,343 @@ def dance_figures(com, zmp, dance, arms=None, swing=None):
     return figures
 
 
-def _shade_phases(axes, scenario):
-    """Shade and name each phase but standing."""
+TITLE_PAD = 16  # [pt] between an axes and its title: room for the phases' names above the axes
+PHASE_COLORS = {"settle": "0.9", "dancing arms": "#d8ecd8"}  # any other phase (a push, a jump): "#f6dcdc"
+VIEW_PAD = 0.03  # [m] around the support polygon and the CoM in the views of the floor
+MOVED = 0.005    # [m] a support polygon whose bounds moved farther has moved: a foot stepped (or slid)
+COLORS = {"zmp": "#c0392b", "com": "k", "polygon": "#4a78b5", "capture": "#e67e22", "footstep": "#27ae60"}
+FOOT_COLORS = ("#1f77b4", "#9467bd", "#8c564b", "#7f7f7f")  # none of COLORS'
+
+
+def _shade_phases(axes, scenario, names=True):
+    """Shade each phase but standing; with ``names``, name it above the axes (TITLE_PAD keeps the title clear)."""
     for start, end, label in scenario.phases():
         if label != "stand":
-            axes.axvspan(start, end, color={"settle": "0.9", "dancing arms": "#d8ecd8"}.get(label, "#f6dcdc"),
-                         lw=0)
-            axes.text(start + 0.05, 1.0, label, transform=axes.get_xaxis_transform(), fontsize=7, va="bottom")
+            axes.axvspan(start, end, color=PHASE_COLORS.get(label, "#f6dcdc"), lw=0)
+            if names:
+                axes.text(start + 0.05, 1.0, label, transform=axes.get_xaxis_transform(), fontsize=7, va="bottom")
 
 
-def _plot_com_zmp(recording, scenario, path):
-    settled = lambda series: series[series[:, 0] >= scenario.settle]  # noqa: E731  (no start-up transient)
-    com, zmp, polygon = settled(recording.series("com")), settled(recording.series("zmp")), recording.polygon
-    figure, (top, lateral) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [1, 1.6]})
+def _settled(series, scenario):
+    """The rows from the end of the settling phase on (no start-up transient)."""
+    return series[series[:, 0] >= scenario.settle]
+
+
+def _zmp_in_contact(recording, scenario):
+    """The estimated ZMP's rows (t, x, y), NaN where the contact estimator had no foot in contact (no ZMP there; the
+    NaN breaks the line)."""
+    zmp = _settled(recording.series("zmp"), scenario).copy()
+    zmp[~in_contact(recording.series("contact_states"), zmp[:, 0]), 1:] = np.nan
+    return zmp
+
+
+def _view(axes, column, zmp, *held):
+    """Limit ``axes``' ``column`` axis ("x" or "y") to what ``held`` (arrays of values [m]: the support polygon, the
+    CoM...) spans, VIEW_PAD around; return the farthest value of the ZMP estimate ``zmp`` (of that coordinate [m])
+    beyond that view, None when it stays in it."""
+    values = np.concatenate([np.ravel(h) for h in held])
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return None
+    low, high = values.min() - VIEW_PAD, values.max() + VIEW_PAD
+    getattr(axes, f"set_{column}lim")(low, high)
+    zmp = np.asarray(zmp)[np.isfinite(zmp)]
+    beyond = zmp[(zmp < low) | (zmp > high)]
+    return float(beyond[np.argmax(np.abs(beyond - (low + high) / 2))]) if len(beyond) else None
+
+
+def _zmp_label(line, name, *farthest):
+    """Name the ZMP's ``line``, and the farthest it went beyond the view in the coordinates ``name`` ("xy", "x")."""
+    beyond = [f"{axis} = {value:.2f} m" for axis, value in zip(name, farthest) if value is not None]
+    line.set_label("ZMP (estimated)" + (f"; beyond the view up to {', '.join(beyond)}" if beyond else ""))
+
+
+def _draw_polygon(axes, polygon, label, filled):
+    closed = np.vstack([polygon, polygon[:1]])
+    if filled:
+        axes.fill(closed[:, 0], closed[:, 1], color="#dde8f6", label=label)
+    axes.plot(closed[:, 0], closed[:, 1], color=COLORS["polygon"], lw=1, ls="-" if filled else "--",
+              label=None if filled else label)
+
+
+def _bounds(polygon):
+    """(x_min, y_min, x_max, y_max) of a polygon's vertices (k, 2 or 3) [m]."""
+    return np.r_[polygon[:, :2].min(axis=0), polygon[:, :2].max(axis=0)]
+
+
+def com_zmp_figure(recording, scenario):
+    """Top view of the CoM (ground truth) and the estimated ZMP in the support polygon (after settling and at the
+    end, when it moved), and both against time within the polygon's bounds: laterally (y), or forwards (x) in a jump
+    scenario, whose jumps go up and forwards. The ZMP is drawn only while a foot is in contact."""
+    com, zmp = _settled(recording.series("com"), scenario), _zmp_in_contact(recording, scenario)
+    bounds = _settled(recording.series("polygon_bounds"), scenario)  # t, x_min, y_min, x_max, y_max
+    polygon, standing = recording.polygon, recording.standing_polygon
+    if not len(bounds) and len(polygon) and len(com):  # not followed over time: the latest
+        bounds = np.array([[com[0, 0], *_bounds(polygon)], [com[-1, 0], *_bounds(polygon)]])
+    axis, name = (0, "x") if scenario.jumps else (1, "y")
+    figure, (top, along) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [1, 1.6]})
+    moved = standing is not None and len(polygon) and np.abs(_bounds(standing) - _bounds(polygon)).max() > MOVED
     if len(polygon):
-        closed = np.vstack([polygon, polygon[:1]])
-        top.fill(closed[:, 0], closed[:, 1], color="#dde8f6", label="support polygon")
-        top.plot(closed[:, 0], closed[:, 1], color="#4a78b5", lw=1)
-    top.plot(zmp[:, 1], zmp[:, 2], color="#c0392b", lw=0.8, label="ZMP (estimated)")
-    top.plot(com[:, 1], com[:, 2], color="k", lw=1.2, label="CoM (ground truth)")
-    top.set(xlabel="x [m]", ylabel="y [m]", title="Top view")
+        _draw_polygon(top, polygon, "support polygon at the end" if moved else "support polygon", filled=True)
+    if moved:
+        _draw_polygon(top, standing, "support polygon after settling", filled=False)
+    line, = top.plot(zmp[:, 1], zmp[:, 2], color=COLORS["zmp"], lw=0.8)
+    top.plot(com[:, 1], com[:, 2], color=COLORS["com"], lw=1.2, label="CoM (ground truth)")
+    top.set(xlabel="x [m]", ylabel="y [m]")
+    top.set_title("Top view", pad=TITLE_PAD)
+    held = [polygon] + ([standing] if moved else [])
+    _zmp_label(line, "xy", _view(top, "x", zmp[:, 1], *(p[:, 0] for p in held), com[:, 1]),
+               _view(top, "y", zmp[:, 2], *(p[:, 1] for p in held), com[:, 2]))
     top.set_aspect("equal")
     top.legend(loc="upper right", fontsize=8)
-    _shade_phases(lateral, scenario)
-    lateral.plot(zmp[:, 0], zmp[:, 2], color="#c0392b", lw=0.8, label="ZMP y")
-    lateral.plot(com[:, 0], com[:, 2], color="k", lw=1.2, label="CoM y")
-    if len(polygon):
-        for bound in (polygon[:, 1].min(), polygon[:, 1].max()):
-            lateral.axhline(bound, color="#4a78b5", ls="--", lw=1)
-    lateral.set(xlabel="time [s]", ylabel="y [m]", title="Lateral CoM and ZMP against the support polygon")
-    lateral.legend(loc="upper right", fontsize=8)
+    _shade_phases(along, scenario)
+    line, = along.plot(zmp[:, 0], zmp[:, 1 + axis], color=COLORS["zmp"], lw=0.8)
+    along.plot(com[:, 0], com[:, 1 + axis], color=COLORS["com"], lw=1.2, label=f"CoM {name} (ground truth)")
+    limits = (bounds[:, 1 + axis], bounds[:, 3 + axis]) if len(bounds) else ()  # the polygon's lower, upper bound
+    for k, limit in enumerate(limits):
+        along.plot(bounds[:, 0], limit, color=COLORS["polygon"], ls="--", lw=1,
+                   label=f"support polygon's {name} bounds" if k == 0 else None)
+    _zmp_label(line, name, _view(along, "y", zmp[:, 1 + axis], *limits, com[:, 1 + axis]))
+    along.set(xlabel="time [s]", ylabel=f"{name} [m]")
+    along.set_title(f"{'Forward' if axis == 0 else 'Lateral'} CoM and ZMP against the support polygon",
+                    pad=TITLE_PAD)
+    along.legend(loc="best", fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    return figure
 
 
-def _plot_foot_forces(recording, scenario, feet, path):
+def com_height_figure(recording, scenario, feet):
+    """The jumps: the CoM's height (ground truth) against time, where it stood before the first jump, and the times
+    no sole touched the floor (the plant's normal forces)."""
+    com, forces = recording.series("com"), _settled(recording.series("foot_forces"), scenario)
+    figure, axes = plt.subplots(figsize=(10, 4))
+    _shade_phases(axes, scenario)
+    axes.plot(com[:, 0], com[:, 3], color=COLORS["com"], lw=1.2, label="CoM height (ground truth)")
+    before = _window(com, scenario.jumps[0] - 0.3, scenario.jumps[0]) if scenario.jumps else com[:0]
+    if len(before):
+        axes.axhline(before[:, 3].mean(), color="0.4", ls="--", lw=1, label="standing, before the first jump")
+    aloft = forces[:, 1:].sum(axis=1) <= 0.0
+    changes = np.flatnonzero(np.diff(np.r_[0, aloft.astype(int), 0]))  # starts and ends of the runs aloft
+    for k, (start, end) in enumerate(zip(changes[::2], changes[1::2])):
+        axes.axvspan(forces[start, 0], forces[min(end, len(forces) - 1), 0], color="#7fb3d5", alpha=0.6, lw=0,
+                     label=f"in the air (no force on {' nor '.join(feet)})" if k == 0 else None)
+    axes.set(xlabel="time [s]", ylabel="height [m]")
+    axes.set_title("CoM height through the jumps (ground truth)", pad=TITLE_PAD)
+    axes.legend(loc="best", fontsize=8)
+    figure.tight_layout()
+    return figure
+
+
+def _foot_width(k):
+    """Line width of the ``k``-th foot's curve: each one thinner than the last, so that equal loads (a jump's two
+    feet) show both."""
+    return 1.8 / (1 + k)
+
+
+def foot_forces_figure(recording, scenario, feet):
     forces = recording.series("foot_forces")
     figure, axes = plt.subplots(figsize=(10, 4))
     _shade_phases(axes, scenario)
     for k, foot in enumerate(feet):
-        axes.plot(forces[:, 0], forces[:, 1 + k], lw=1, label=f"{foot} normal force")
+        axes.plot(forces[:, 0], forces[:, 1 + k], lw=_foot_width(k), color=FOOT_COLORS[k % len(FOOT_COLORS)],
+                  label=f"{foot} normal force")
     axes.plot(forces[:, 0], forces[:, 1:].sum(axis=1), color="k", lw=1, ls="--", label="sum")
-    axes.set(xlabel="time [s]", ylabel="force [N]", title="Sole normal forces (ground truth)")
-    axes.legend(loc="upper right", fontsize=8)
+    axes.set(xlabel="time [s]", ylabel="force [N]")
+    axes.set_title("Sole normal forces (ground truth)", pad=TITLE_PAD)
+    axes.legend(loc="best", fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    return figure
 
 
-def _plot_momentum(recording, scenario, path):
+def momentum_figure(recording, scenario):
     momentum = recording.series("momentum")
-    figure, (linear, angular) = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
+    figure, (linear, angular) = plt.subplots(2, 1, figsize=(10, 6.5), sharex=True)
     for axes, columns, unit, title in ((linear, slice(1, 4), "kg·m/s", "linear"),
                                        (angular, slice(4, 7), "kg·m²/s", "angular (about the CoM)")):
         _shade_phases(axes, scenario)
         for axis, values in zip("xyz", momentum[:, columns].T):
             axes.plot(momentum[:, 0], values, lw=1, label=axis)
-        axes.set(ylabel=unit, title=f"Centroidal {title} momentum (ground truth)")
+        axes.set(ylabel=unit)
+        axes.set_title(f"Centroidal {title} momentum (ground truth)", pad=TITLE_PAD)
         axes.legend(loc="upper right", fontsize=8)
     angular.set_xlabel("time [s]")
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    return figure
 
 
-def _plot_arms(recording, scenario, path):
-    """Each dancing joint's angle at the plant against the commanded one (the angle at the dance's start plus the
-    trajectory's offset)."""
+def arms_figure(recording, scenario):
+    """Each dancing limb's joints: the angle measured at the plant (a thin line) against the commanded one (a broad
+    pale band under it, of the same colour: the angle at the dance's start plus the trajectory's offset)."""
     arms, dance = recording.series("arms"), scenario.dance
     start = _window(arms, dance.start - 0.1, dance.start + 1e-9)
     start = start[-1, 1:] if len(start) else arms[0, 1:]
     times, offsets, _ = dance.trajectory(recording.arm_swing)
-    figure, axes = plt.subplots(figsize=(9, 4))
-    _shade_phases(axes, scenario)
-    for k in range(arms.shape[1] - 1):
-        line, = axes.plot(arms[:, 0], arms[:, k + 1], lw=1.0)
-        axes.plot(dance.start + times, start[k] + offsets[:, k], ls="--", lw=0.8, color=line.get_color())
-    axes.set(xlabel="time [s]", ylabel="joint angle [rad]",
-             title="dancing arms: measured at the plant (solid), commanded (dashed)")
+    limbs = recording.arm_joints or {"arms": tuple(f"joint {k + 1}" for k in range(arms.shape[1] - 1))}
+    figure, rows = plt.subplots(len(limbs), 1, figsize=(10, 1.0 + 2.6 * len(limbs)), sharex=True, squeeze=False)
+    column = 0
+    for row, (limb, joints) in zip(rows[:, 0], limbs.items()):
+        _shade_phases(row, scenario, names=row is rows[0, 0])
+        for joint in joints:
+            line, = row.plot(arms[:, 0], arms[:, column + 1], lw=1.0, label=joint, zorder=3)
+            row.plot(dance.start + times, start[column] + offsets[:, column], lw=5, alpha=0.3,
+                     color=line.get_color(), solid_capstyle="butt", zorder=2)
+            column += 1
+        style = [Line2D([], [], color="0.3", lw=1.0, label="measured at the plant"),
+                 Line2D([], [], color="0.3", lw=5, alpha=0.3, label="commanded")]
+        row.legend(handles=row.get_legend_handles_labels()[0] + style, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                   fontsize=8, title=limb, title_fontsize=8)
+        row.set_ylabel("joint angle [rad]")
+    rows[0, 0].set_title("Dancing arms: each joint measured at the plant against its command", pad=TITLE_PAD)
+    rows[-1, 0].set_xlabel("time [s]")
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    return figure
 
 
-def _plot_steps(recording, scenario, feet, path):
-    """Recovery steps: the CoM (ground truth), the capture point and the footsteps the balancer planned, seen from
-    above and laterally against time, with the soles' normal forces (their lift-offs and touchdowns)."""
-    settled = lambda series: series[series[:, 0] >= scenario.settle]  # noqa: E731
-    com, capture, steps = (settled(recording.series(name)) for name in ("com", "capture_point", "footsteps"))
-    forces = settled(recording.series("foot_forces"))
-    figure, (top, lateral, load) = plt.subplots(1, 3, figsize=(15, 5), gridspec_kw={"width_ratios": [1, 1.4, 1.4]})
-    top.plot(capture[:, 1], capture[:, 2], color="#e67e22", lw=1.0, label="capture point ξ")
-    top.plot(com[:, 1], com[:, 2], color="k", lw=1.2, label="CoM (ground truth)")
+def _sole_outline(sole):
+    """The corners (5, 2), closed, of a sole row (t, index, centre x, y, yaw, length, width) [m]."""
+    _, _, x, y, yaw, length, width = sole
+    corners = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1], [1, 1]]) * [length / 2, width / 2]
+    rotation = np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]])
+    return corners @ rotation.T + [x, y]
+
+
+def steps_figure(recording, scenario, feet):
+    """Recovery steps: from above, the soles where they stood before the first push and where they stand at the end,
+    the footsteps the balancer planned, the capture point and the CoM (ground truth); laterally against time, with
+    each sole's centre; and the soles' normal forces (their lift-offs and touchdowns)."""
+    com, capture, steps = (_settled(recording.series(name), scenario) for name in ("com", "capture_point", "footsteps"))
+    forces, soles = _settled(recording.series("foot_forces"), scenario), recording.series("soles")
+    first_push = scenario.pushes[0].time if scenario.pushes else scenario.settle
+    figure, (top, lateral, load) = plt.subplots(1, 3, figsize=(16, 5.5), gridspec_kw={"width_ratios": [1, 1.4, 1.4]})
+    colors = [FOOT_COLORS[k % len(FOOT_COLORS)] for k in range(len(feet))]
+    corners = []
+    for k, (foot, color) in enumerate(zip(feet, colors)):
+        own = soles[soles[:, 1] == k] if len(soles) else soles
+        before = own[own[:, 0] <= first_push]
+        for sole, style in ((before[-1] if len(before) else None, dict(ls="--", lw=1.0, label=f"{foot} before")),
+                            (own[-1] if len(own) else None, dict(ls="-", lw=1.8, label=f"{foot} at the end"))):
+            if sole is not None:
+                outline = _sole_outline(sole)
+                top.plot(outline[:, 0], outline[:, 1], color=color, **style)
+                corners.append(outline)
+        if len(own):
+            lateral.plot(own[:, 0], own[:, 3], color=color, lw=1.0, ls=":", label=f"{foot} centre y")
+    top.plot(capture[:, 1], capture[:, 2], color=COLORS["capture"], lw=1.0, label="capture point ξ")
+    top.plot(com[:, 1], com[:, 2], color=COLORS["com"], lw=1.2, label="CoM (ground truth)")
     if len(steps):
-        top.scatter(steps[:, 1], steps[:, 2], marker="s", s=30, color="#27ae60", label="footstep planned")
-    top.set(xlabel="x [m]", ylabel="y [m]", title="Top view")
+        top.scatter(steps[:, 1], steps[:, 2], marker="x", s=20, color=COLORS["footstep"], zorder=3,
+                    label="footstep planned (sole origin)")
+    top.set(xlabel="x [m]", ylabel="y [m]")
+    top.set_title("Top view: soles, steps, capture point", pad=TITLE_PAD)
     top.set_aspect("equal", adjustable="datalim")
-    top.legend(loc="upper right", fontsize=8)
+    top.legend(loc="upper left", bbox_to_anchor=(0.0, -0.12), fontsize=8, ncol=2)
     _shade_phases(lateral, scenario)
-    lateral.plot(capture[:, 0], capture[:, 2], color="#e67e22", lw=1.0, label="ξ y")
-    lateral.plot(com[:, 0], com[:, 2], color="k", lw=1.2, label="CoM y")
+    lateral.plot(capture[:, 0], capture[:, 2], color=COLORS["capture"], lw=1.0, label="ξ y")
+    lateral.plot(com[:, 0], com[:, 2], color=COLORS["com"], lw=1.2, label="CoM y")
     if len(steps):
-        lateral.scatter(steps[:, 0], steps[:, 2], marker="s", s=8, color="#27ae60", label="footstep y")
-    lateral.set(xlabel="time [s]", ylabel="y [m]", title="Lateral CoM, capture point and footsteps")
+        lateral.scatter(steps[:, 0], steps[:, 2], marker="x", s=8, color=COLORS["footstep"], label="footstep y")
+    lateral.set(xlabel="time [s]", ylabel="y [m]")
+    lateral.set_title("Lateral CoM, capture point, soles and footsteps", pad=TITLE_PAD)
     lateral.legend(loc="upper right", fontsize=8)
     _shade_phases(load, scenario)
-    for k, foot in enumerate(feet):
-        load.plot(forces[:, 0], forces[:, 1 + k], lw=1.0, label=foot)
-    load.set(xlabel="time [s]", ylabel="normal force [N]", title="Soles' load (lift-off and touchdown)")
+    for k, (foot, color) in enumerate(zip(feet, colors)):
+        load.plot(forces[:, 0], forces[:, 1 + k], lw=_foot_width(k), color=color, label=foot)
+    load.set(xlabel="time [s]", ylabel="normal force [N]")
+    load.set_title("Soles' load (lift-off and touchdown)", pad=TITLE_PAD)
     load.legend(loc="upper right", fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    return figure
+
+
+def figures_of(recording, scenario, feet):
+    """The report's plots: file name → matplotlib Figure (closed by :func:`write_report` once saved)."""
+    figures = {"com_zmp.png": com_zmp_figure(recording, scenario),
+               "foot_forces.png": foot_forces_figure(recording, scenario, feet),
+               "momentum.png": momentum_figure(recording, scenario)}
+    if scenario.jumps:
+        figures["com_height.png"] = com_height_figure(recording, scenario, feet)
+    if recording.rows["capture_point"]:
+        figures["steps.png"] = steps_figure(recording, scenario, feet)
+    if scenario.dance and recording.arm_swing is not None and recording.rows["arms"]:
+        figures["arms.png"] = arms_figure(recording, scenario)
+    return figures
 
 
 def write_report(folder, recording, scenario, figures, feet):
     """PNG plots and metrics.json in ``folder``; returns the written paths."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    paths = [folder / "com_zmp.png", folder / "foot_forces.png", folder / "momentum.png"]
-    _plot_com_zmp(recording, scenario, paths[0])
-    _plot_foot_forces(recording, scenario, feet, paths[1])
-    _plot_momentum(recording, scenario, paths[2])
-    if recording.rows["capture_point"]:
-        paths.append(folder / "steps.png")
-        _plot_steps(recording, scenario, feet, paths[-1])
-    if recording.arm_swing is not None and recording.rows["arms"]:
-        paths.append(folder / "arms.png")
-        _plot_arms(recording, scenario, paths[-1])
+    paths = []
+    for name, figure in figures_of(recording, scenario, feet).items():
+        paths.append(folder / name)
+        figure.savefig(paths[-1], dpi=110)
+        plt.close(figure)
     metrics_path = folder / "metrics.json"
     metrics_path.write_text(json.dumps(figures, indent=2, allow_nan=True) + "\n")
     return paths + [metrics_path]
+
+
+def _plural(count, word):
+    """'1 lift-off', '2 lift-offs'."""
+    return f"{count} {word if count == 1 else word + 's'}"
+
+
+def _millimetres(value):
+    return f"{value * 1000:.0f} mm"
+
+
+def _after(value, done, not_done, measured):
+    """'<done> <value> s', or ``not_done`` for inf (not before the next phase), '<measured> not measured' for NaN."""
+    return not_done if value == float("inf") else f"{measured} not measured" if value != value else \
+        f"{done} {value:.2f} s"
+
+
+def summary_lines(figures, paths):
+    """The console summary of a run's metrics (:func:`metrics` and the runner's "control" and "recording"): the
+    verdict on what was judged, the nodes not OK and what they said, the headline figures, the files."""
+    judged = figures["judged"]
+    verdict = "PASSED" if figures["success"] else "FAILED"
+    lines = [f"\n{verdict} ({figures['control']['mode']} mode): "
+             + ", ".join(criterion if met else UNMET[criterion] for criterion, met in judged.items())]
+    lines += [f"  {node} {status['level']}: {status['message']}" for node, status in figures["nodes"].items()
+              if status["level"] != "OK"]
+    if not figures["nodes"]:
+        lines.append("  no node reported its health")
+    lines.append(f"  simulated {figures['simulated time [s]']:.1f} s in {figures['wall time [s]']:.1f} s "
+                 f"(real-time factor {figures['real-time factor']:.2f}); plant {figures['control']['plant']}, "
+                 f"actuator commands at {figures['control']['actuator command rate achieved [Hz]']:.0f} Hz")
+    margin = figures["smallest ZMP margin inside the support polygon [m]"]
+    zmp = ("no ZMP estimated" if margin is None else f"smallest ZMP margin {_millimetres(margin)}" if margin > 0.0
+           else f"ZMP outside the support polygon by up to {_millimetres(-margin)}")
+    if margin is not None and ZMP_INSIDE not in judged:
+        zmp += " (not judged with jumps)" if figures["jumps"] else " (not judged with recovery steps)"
+    lines.append(f"  base height {figures['standing base height [m]']:.3f} m standing, lowest "
+                 f"{figures['lowest base height [m]']:.3f} m; {zmp}")
+    for push in figures["pushes"]:
+        lifted = push["feet lifted"]
+        lines.append(f"  {push['label']}: CoM peak {_millimetres(push['CoM peak excursion [m]'])}, "
+                     + _after(push["settling time to 5 mm [s]"], "settled to 5 mm in",
+                              "not settled to 5 mm before the next phase", "settling") + ", "
+                     + _after(push["standing still after [s]"], "standing still after",
+                              "not standing still before the next phase", "standing still") + ", "
+                     + ("no sole lifted" if lifted == 0 else f"{_plural(lifted, 'lift-off')} of a sole"))
+    dance = figures["dancing arms"]
+    if dance:
+        lines.append(f"  dancing arms: CoM held within {dance['CoM horizontal deviation [m]'] * 1000:.1f} mm, ZMP "
+                     f"moved {dance['ZMP excursion x, y [m]'][0] * 1000:.0f} / "
+                     f"{dance['ZMP excursion x, y [m]'][1] * 1000:.0f} mm")
+    for k, jump in enumerate(figures["jumps"]):
+        landing = jump["landing depth [m]"]
+        lines.append(f"  jump {k + 1}: " + (f"apex {jump['apex above the standing COG [m]'] * 1000:.0f} mm above the "
+                                            f"standing COG, landing {landing * 1000:.0f} mm deep"
+                                            if jump["left the floor"] and landing is not None else
+                                            "did not leave the floor" if not jump["left the floor"] else "no landing"))
+    if "recording" in figures:
+        recording = figures["recording"]
+        lines.append(f"  recording: {recording['path']} ({recording['topics']} topics, {recording['messages']} "
+                     f"messages, {recording['size [MB]']:.1f} MB; rosbag2, MCAP)")
+    lines.append("  report: " + ", ".join(str(p) for p in paths))
+    return lines
 
 
 def comparison(runs, folder):

@@ -25,13 +25,13 @@ from std_msgs.msg import Float64MultiArray
 from rclpy.executors import ExternalShutdownException
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
-from std_msgs.msg import String
+from std_msgs.msg import Int8, String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_balance.deployment import mode_parameters, suite_parameters, write_parameter_file
-from humanoid_balance.demo.report import Recording, metrics, write_report
+from humanoid_balance.demo.report import Recording, metrics, summary_lines, write_report
 from humanoid_balance.model.meshes import description_text
 from humanoid_balance.model.soles import polygon_margin
 from humanoid_balance.nodes import BALANCE_NODES, PLANT, node_factory
@@ -100,6 +100,7 @@ class Director(Node):
         self.arm_index = (None, None)  # (joint_states' names, where the arm joints are among them)
         if scenario.dance and limbs:
             self.recording.arm_swing = np.concatenate([np.asarray(swing, dtype=float) for _, swing in limbs.values()])
+            self.recording.arm_joints = {limb: tuple(joints) for limb, (joints, _) in limbs.items()}
             self.create_subscription(JointState, "joint_states", self.on_joint_states, SENSOR_QOS)
         self.description_publisher = self.create_publisher(String, "robot_description", LATCHED_QOS)
         self.description_publisher.publish(String(data=description_text(urdf)))
@@ -112,12 +113,16 @@ class Director(Node):
         self.create_subscription(PolygonStamped, "support_polygon", self.on_polygon, RELIABLE_QOS)
         self.create_subscription(Vector3Stamped, "sim/linear_momentum", self.on_linear_momentum, RELIABLE_QOS)
         self.create_subscription(Vector3Stamped, "sim/angular_momentum", self.on_angular_momentum, RELIABLE_QOS)
+        self.contact_states = np.full(len(feet), -1)
         for k, foot in enumerate(feet):
             self.create_subscription(WrenchStamped, f"sim/{foot}/contact_force",
                                      lambda message, k=k: self.on_contact_force(k, message), RELIABLE_QOS)
+            self.create_subscription(Int8, f"contact/{foot}/state",
+                                     lambda message, k=k: self.on_contact_state(k, message), RELIABLE_QOS)
         self.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, RELIABLE_QOS)
         if scenario.stepping:
             self.create_subscription(MarkerArray, "balance/markers", self.on_balance_markers, RELIABLE_QOS)
+            self.create_subscription(MarkerArray, "contact/markers", self.on_contact_markers, RELIABLE_QOS)
         self.create_subscription(Float64MultiArray, "actuator_commands",
                                  lambda _: setattr(self, "commands", self.commands + 1), RELIABLE_QOS)
 
@@ -190,12 +195,24 @@ class Director(Node):
                            *np.asarray(message.position)[self.arm_index[1]])
 
     def on_polygon(self, message):
-        self.recording.polygon = np.array([[p.x, p.y, p.z] for p in message.polygon.points]).reshape(-1, 3)
+        polygon = np.array([[p.x, p.y, p.z] for p in message.polygon.points]).reshape(-1, 3)
+        self.recording.polygon = polygon
+        if len(polygon):
+            self.recording.add("polygon_bounds", stamp_seconds(message.header.stamp), *polygon[:, :2].min(axis=0),
+                               *polygon[:, :2].max(axis=0))
+            if self.recording.standing_polygon is None and self.now >= self.scenario.settle:
+                self.recording.standing_polygon = polygon
 
     def on_contact_force(self, k, message):
         self.latest["forces"][k] = message.wrench.force.z
         if k == len(self.feet) - 1:
             self.recording.add("foot_forces", stamp_seconds(message.header.stamp), *self.latest["forces"])
+
+    def on_contact_state(self, k, message):
+        """The contact estimator's phase of each foot (1 contact, 0 aerial, −1 unknown), when it changes."""
+        if message.data != self.contact_states[k]:
+            self.contact_states[k] = message.data
+            self.recording.add("contact_states", self.now, *self.contact_states)
 
     def on_balance_markers(self, message):
         """The balancer's capture point and planned footstep, as RViz shows them."""
@@ -206,6 +223,15 @@ class Director(Node):
             elif marker.ns == "footstep" and marker.action == Marker.ADD:
                 self.recording.add("footsteps", stamp_seconds(marker.header.stamp), marker.pose.position.x,
                                    marker.pose.position.y)
+
+    def on_contact_markers(self, message):
+        """Where each sole is (the contact estimator's markers, in the feet's order): centre, yaw, length, width."""
+        for marker in message.markers:
+            if marker.ns == "soles":
+                q = marker.pose.orientation
+                yaw = np.arctan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+                self.recording.add("soles", stamp_seconds(marker.header.stamp), marker.id, marker.pose.position.x,
+                                   marker.pose.position.y, yaw, marker.scale.x, marker.scale.y)
 
     def on_linear_momentum(self, message):
         self.linear_momentum = message.vector
@@ -289,9 +315,11 @@ def run_demo(scenario, output, video=None, wall_timeout=None, progress=None, rea
             progress.line(f"warning: {warning}")
         for notice in plant.sim.notices:
             progress.line(f"note: {notice}")
-        scenario = scenario.for_robot(plant.sim.mass, plant.sim.root_body, plant.push_duration)
         limbs = {limb: (config.limb_joints[limb], config.limb_swing[limb]) for limb in config.busy_limbs
                  if limb in config.limb_swing}
+        if scenario.dance and not limbs:
+            progress.line(f"note: {Path(config.urdf_file).stem} has no busy limb with a swing: no dancing arms")
+        scenario = scenario.for_robot(plant.sim.mass, plant.sim.root_body, plant.push_duration, dancing=bool(limbs))
         director = nodes["demo_director"] = Director(scenario, plant.feet, limbs, config.urdf_file, progress)
         if record is not None:
             recorder = start_recording(record, config.urdf_file, {
@@ -367,37 +395,6 @@ def finish_recording(recorder):
 
 
 def summary(figures, paths, out=sys.stdout):
-    """The console summary: verdict, the headline figures, the files."""
-    verdict = "PASSED" if figures["success"] else "FAILED"
-    fell = "the robot fell" if figures["fell"] else "no fall"
-    zmp = ("ZMP not judged (jumps)" if figures["jumps"] else
-           f"ZMP {'inside' if figures['zmp inside the support polygon'] else 'OUTSIDE'} the support polygon")
-    lines = [f"\n{verdict} ({figures['control']['mode']} mode): {fell}, {zmp}, "
-             f"nodes {'all OK' if figures['all nodes OK'] else figures['nodes']}",
-             f"  simulated {figures['simulated time [s]']:.1f} s in {figures['wall time [s]']:.1f} s "
-             f"(real-time factor {figures['real-time factor']:.2f}); plant {figures['control']['plant']}, "
-             f"actuator commands at {figures['control']['actuator command rate achieved [Hz]']:.0f} Hz",
-             f"  base height {figures['standing base height [m]']:.3f} m standing, lowest "
-             f"{figures['lowest base height [m]']:.3f} m; smallest ZMP margin "
-             f"{figures['smallest ZMP margin inside the support polygon [m]'] * 1000:.0f} mm"]
-    for push in figures["pushes"]:
-        lines.append(f"  {push['label']}: CoM peak {push['CoM peak excursion [m]'] * 1000:.0f} mm, settled to 5 mm in "
-                     f"{push['settling time to 5 mm [s]']:.2f} s, standing still after "
-                     f"{push['standing still after [s]']:.2f} s, {push['feet lifted']} lift-offs of a sole")
-    dance = figures["dancing arms"]
-    if dance:
-        lines.append(f"  dancing arms: CoM held within {dance['CoM horizontal deviation [m]'] * 1000:.1f} mm, ZMP "
-                     f"moved {dance['ZMP excursion x, y [m]'][0] * 1000:.0f} / "
-                     f"{dance['ZMP excursion x, y [m]'][1] * 1000:.0f} mm")
-    for k, jump in enumerate(figures["jumps"]):
-        landing = jump["landing depth [m]"]
-        lines.append(f"  jump {k + 1}: " + (f"apex {jump['apex above the standing COG [m]'] * 1000:.0f} mm above the "
-                                            f"standing COG, landing {landing * 1000:.0f} mm deep"
-                                            if jump["left the floor"] and landing is not None else
-                                            "did not leave the floor" if not jump["left the floor"] else "no landing"))
-    if "recording" in figures:
-        recording = figures["recording"]
-        lines.append(f"  recording: {recording['path']} ({recording['topics']} topics, {recording['messages']} "
-                     f"messages, {recording['size [MB]']:.1f} MB; rosbag2, MCAP)")
-    lines.append("  report: " + ", ".join(str(p) for p in paths))
-    print("\n".join(lines), file=out)
+    """The console summary: verdict, the headline figures, the files
+    (:func:`~humanoid_balance.demo.report.summary_lines`)."""
+    print("\n".join(summary_lines(figures, paths)), file=out)

@@ -48,13 +48,14 @@ class Scenario(NamedTuple):
     mode: str = ""           # the balance mode the scenario is made for ("": any)
     stepping: bool = False   # the balancer's recovery steps on (control/stepping.py)
 
-    def for_robot(self, mass, body, push_duration):
+    def for_robot(self, mass, body, push_duration, dancing=True):
         """This scenario with each push as a force on ``body`` of a robot of ``mass`` [kg], lasting
-        ``push_duration`` [s], labelled with its impulse."""
+        ``push_duration`` [s], labelled with its impulse; without the dance when the robot has no limbs to dance
+        (``dancing`` False: no busy limb with a swing)."""
         pushes = tuple(push._replace(body=body, force=tuple(mass * np.asarray(push.velocity_change) / push_duration),
                                      label=f"{push.label} {mass * np.linalg.norm(push.velocity_change):.0f} N·s")
                        for push in self.pushes)
-        return self._replace(pushes=pushes)
+        return self._replace(pushes=pushes, dance=self.dance if dancing else None)
 
     def parameters(self):
         """The nodes' parameters the scenario needs (node → {name: value}): the balancer's recovery steps."""

@@ -2,11 +2,12 @@
 :class:`~humanoid_balance.control.reference_governor.Limitation` records, turned into text here, at the edge).
 
 Each limitation is counted when it begins, shown while it lasts (and in the report after a short one) with the value
-asked and the value granted, and logged at a limited rate; refused requests (a jump, a mode change) likewise.
+asked and the value granted — for an approach, the value granted and where the reference is now on its way —, and
+logged at a limited rate; refused requests (a jump, a mode change) likewise.
 """
 from collections import Counter
 
-__all__ = ["Limitations", "describe_values"]
+__all__ = ["Limitations", "describe", "describe_values"]
 
 
 def describe_values(values):
@@ -16,6 +17,10 @@ def describe_values(values):
 
 
 def describe(limitation):
+    """'<reference> <reason>: asked …, granted …', or for an approach 'granted …, on its way there, now at …'."""
+    if limitation.current:
+        return (f"{limitation.reference} {limitation.reason}: granted {describe_values(limitation.granted)}, on its "
+                f"way there, now at {describe_values(limitation.current)}")
     return (f"{limitation.reference} {limitation.reason}: asked {describe_values(limitation.requested)}, granted "
             f"{describe_values(limitation.granted)}")
 
