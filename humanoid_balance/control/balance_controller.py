@@ -27,7 +27,8 @@ from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, Embed
 from humanoid_balance.control.joint_limits import JointLimits, LimitStatus
 from humanoid_balance.control.joint_trajectory import check as check_trajectory
 from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, ZMP_MARGIN_FRACTION, limb_reach
-from humanoid_balance.control.momentum_balance import MomentumGains, WrenchDistribution, contact_wrench_map
+from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
+                                                       joint_torques)
 from humanoid_balance.control.capture_point import capture_point
 from humanoid_balance.control.reference_governor import ComGovernor
 from humanoid_balance.control.stepping import StepRequestError, Stepping, StepTick, step_region
@@ -36,7 +37,7 @@ from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.kinematics import WholeBodyKinematics
 from humanoid_balance.model.robot_config import ROBOT_DEFAULTS
-from humanoid_balance.model.projected_dynamics import gravity_from_com_jacobian
+from humanoid_balance.model.projected_dynamics import gravity_from_com_jacobian, output_dynamics
 from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
 from humanoid_balance.model.support_polygon import SupportPolygon, load_sharing_region
 
@@ -230,6 +231,7 @@ class BalanceController:
         self.clamped = 0
         self.restarts = 0        # position commands restarted from the measured posture (max_tracking_error)
         self.support = ((), [])  # active feet and sole placements of the last update, for zmp_margin
+        self.reference_shift = np.zeros(3)  # the CoM reference's displacement with the soles a mode moved [m]
         self.stepping = Stepping(feet, rectangles, config, None) if self.steps else None
 
     @property
@@ -337,8 +339,9 @@ class BalanceController:
             active = step.active
             support = self._support_polygon(active, placements)
         region = support if step.over is None else self._support_polygon(step.over, placements, current=False)
-        granted = self.governor.update(state.com_reference + step.shift, None if region is None else region.com,
-                                       self._height_range(com, ground), omega, dt)
+        granted = self.governor.update(state.com_reference + step.shift + self.reference_shift,
+                                       None if region is None else region.com, self._height_range(com, ground),
+                                       omega, dt)
         zmp_reference = granted.position[:2] - granted.acceleration[:2] / omega ** 2  # LIPM, Choi–Kim eq. 23
         twists, pose_limitations = self.pose_targets.twists(state.poses, kinematics, dt)
         twists.update(step.twists)
@@ -518,6 +521,27 @@ class BalanceController:
         """xy corners of the soles in contact, world frame (4 k, 2) [m]."""
         return np.concatenate([self.sole_corners[i] @ placements[i].rotation.T + placements[i].translation
                                for i in active])[:, :2]
+
+    def _move_reference(self, offset):
+        """The CoM reference, the user's wish and the point the governor grants alike, moves by ``offset`` [m] with
+        the soles a mode moved it with (a jump's landing)."""
+        self.reference_shift = self.reference_shift + offset
+        self.governor.move(offset)
+
+    def _dynamic_torques(self, tick, plan, distribution):
+        """τ_o = Λ_q (q̈_d + Q M_o⁻¹ (h_o − Σ J_oᵀ w)) (Garofalo et al., section 5 and eq. 15) in output coordinates,
+        M_o = Tᵀ M T, h_o = Tᵀ (h + M b), J_o = J T: the torques that give the outputs ``plan.acceleration`` while the
+        soles exert ``distribution``'s wrenches (the quasi-static torques of the wrenches alone without an
+        acceleration)."""
+        active = tick.active
+        if not active:
+            return np.zeros(len(self.robot.output_names))
+        J = [self.kinematics.frame_jacobian(self.sole_ids[i], pin.LOCAL) for i in active]
+        wrenches = distribution.wrenches[list(active)]
+        if plan.acceleration is None:
+            return joint_torques(self.centroidal.output_mass_matrix(tick.state.q, self.kinematics.T), J, wrenches)
+        dynamics = output_dynamics(self.chain, tick.state.q, tick.state.v)
+        return joint_torques(dynamics.M, J, wrenches, accelerations=plan.acceleration, bias=dynamics.h)
 
     def _static_torques(self, wrenches, active):
         """τ_o = [Tᵀ (g − Σ J_iᵀ w_i)]_joints at the configuration of ``self.kinematics``: the output torques that hold

@@ -82,6 +82,12 @@ class ComGovernor:
         self.position = np.array(com, dtype=float)
         self.velocity = np.zeros(3)
 
+    def move(self, offset):
+        """The ground the reference is given on moved by ``offset`` [m] (a landing, the base estimate settling on
+        the soles): the reference moves with it at once, as the same point on that ground, not as a new wish."""
+        if self.position is not None:
+            self.position = self.position + offset
+
     def acceleration_bound(self, omega):
         """a = min(a_max, ω² margin) [m/s²]: the reference's ZMP stays within the margin of it (LIPM, eq. 23)."""
         return min(self.max_acceleration, omega ** 2 * max(self.margin, MIN_MARGIN))

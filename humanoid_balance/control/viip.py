@@ -135,6 +135,12 @@ class JumpSchedule:
         if self.name == "standing":
             self.name = "stoop"
 
+    def take_off(self):
+        """End the lift-off now (the legs have given the push the stoop prepared): the aerial phase, whose landing is
+        the next contact after the contact is lost."""
+        if self.name == "liftoff":
+            self.name, self.airborne = "aerial", False
+
     def update(self, in_contact, z, z_dot, sole_height=None):
         """The phase, impedance and ref z_G for this tick, given contact, the COG height and speed and, if known,
         the lowest sole's height [m]."""

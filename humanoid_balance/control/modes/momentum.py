@@ -14,8 +14,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_balance.control.balance_controller import BalanceController, Plan
-from humanoid_balance.control.momentum_balance import desired_com_wrench, joint_torques
-from humanoid_balance.model.projected_dynamics import output_dynamics
+from humanoid_balance.control.momentum_balance import desired_com_wrench
 
 __all__ = ["MomentumBalance"]
 
@@ -58,19 +57,9 @@ class MomentumBalance(BalanceController):
                     acceleration)
 
     def efforts(self, tick, plan, distribution):
-        """τ_o = Λ_q (q̈_d + Q M_o⁻¹ (h_o − Σ J_oᵀ w)) (Garofalo et al., section 5 and eq. 15) directly in output
-        coordinates, M_o = Tᵀ M T, h_o = Tᵀ (h + M b) and J_o = J T: the same torques as in actuated coordinates
+        """The torques of section 5 (eq. 15), directly in output coordinates: the same as in actuated coordinates
         mapped by eq. 23, since the change of coordinates leaves the base alone (τ_o = Aᵀ τ_a, A = (P J_m)⁻¹)."""
-        active = tick.active
-        if not active:
-            return np.zeros(len(self.robot.output_names))
-        kinematics = self.kinematics
-        J = [kinematics.frame_jacobian(self.sole_ids[i], pin.LOCAL) for i in active]
-        wrenches = distribution.wrenches[list(active)]
-        if plan.acceleration is None:
-            return joint_torques(self.centroidal.output_mass_matrix(tick.state.q, kinematics.T), J, wrenches)
-        dynamics = output_dynamics(self.chain, tick.state.q, tick.state.v)
-        return joint_torques(dynamics.M, J, wrenches, accelerations=plan.acceleration, bias=dynamics.h)
+        return self._dynamic_torques(tick, plan, distribution)
 
     def _wrench(self, tick, momentum, angular=None, angular_rate=None):
         """w_d of eqs. 38–39 about the granted CoM reference, the motion's angular momentum and its rate."""
