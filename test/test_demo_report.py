@@ -4,17 +4,20 @@ read back through matplotlib's objects: every curve named in a legend, no title 
 the recording put them, no ZMP while no foot touches; its verdict in words, on what was judged. What the demo and the
 README's other commands write stays out of git's work tree."""
 import itertools
+import math
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+
 import numpy as np
 import pytest
 
 from humanoid_balance.cli import build_parser
-from humanoid_balance.demo.report import Recording, dance_figures, figures_of, metrics, summary_lines, write_report
+from humanoid_balance.demo.report import (JUMPS_IN_PLACE, Recording, dance_figures, figures_of, metrics, summary_lines,
+                                         write_report)
 from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
 
 SCENARIO = Scenario("analytic", 6.0, 0.5, (Push(1.0, (0.0, 0.1, 0.0), "push"),),
@@ -89,9 +92,10 @@ JUMPING = Scenario("jumps", 4.0, 0.5, (), None, jumps=(1.0, 2.5), mode="viip")
 FLIGHTS = ((1.5, 1.7), (3.0, 3.2))  # [s]
 
 
-def jumping():
+def jumping(drift=(0.008, 0.030), landing_pitch=math.radians(1.5)):
     """Two jumps of 5 cm, the contact estimator reading both feet aerial in flight, where its ZMP runs off to
-    x = 1.4 m."""
+    x = 1.4 m; the base lands ``drift`` [m] (one per jump) forward of where it stood, pitched ``landing_pitch``
+    [rad] as it touches down and upright 50 ms later."""
     record = Recording()
     record.polygon = record.standing_polygon = np.array([[-0.1, -0.15, 0.0], [0.1, -0.15, 0.0], [0.1, 0.15, 0.0],
                                                          [-0.1, 0.15, 0.0]])
@@ -103,6 +107,9 @@ def jumping():
         flight = next(((start, end) for start, end in FLIGHTS if start <= t < end), None)
         height = 0.8 + (0.05 * np.sin(np.pi * (t - flight[0]) / 0.2) if flight else 0.0)
         record.add("base", t, height + 0.1)
+        landed = [end for _, end in FLIGHTS if t >= end]
+        record.add("base_pose", t, sum(drift[:len(landed)]), 0.0,
+                   landing_pitch if landed and t - landed[-1] < 0.05 else 0.0)
         record.add("com", t, 0.0, 0.0, height)
         record.add("zmp", t, 1.4 if flight else 0.01, 0.0)
         record.add("zmp_margin", t, 0.09)
@@ -320,10 +327,25 @@ def test_the_verdict_reads_what_was_judged_for_people():
     assert ", 1 lift-off of a sole" in text and "lift-offs of a sole" not in text
     assert "{" not in text and "OUTSIDE" not in text
     head, *lines = summary(jumping(), JUMPING)
-    assert head == "\nFAILED (viip mode): no fall, every jump left the floor and landed, not every node OK"
+    assert head == "\nFAILED (viip mode): no fall, every jump left the floor and landed, a jump landed away from " \
+        "where it stood, pitched, or did not stand still again, not every node OK"
+    assert "  jump 1: apex 50 mm above the standing COG, landing 0 mm deep, pitched +1.5°, standing still 8 mm from " \
+        "where it took off" in lines
     assert "smallest ZMP margin 90 mm (not judged with jumps)" in "\n".join(lines)
     assert lines[0].startswith("  centroidal_balancer WARN: limited: ") and "{" not in "\n".join(lines)
     head, *lines = summary(recording(), SCENARIO)
     assert head == "\nPASSED (kinematic mode): no fall, ZMP inside the support polygon, every node OK"
     assert "smallest ZMP margin 70 mm" in lines[1] and "not judged" not in lines[1]
     assert "push 5 N·s: CoM peak 30 mm, settled to 5 mm in 0.72 s" in lines[2] and lines[2].endswith("no sole lifted")
+
+
+@pytest.mark.parametrize("drift, pitch, in_place", [((0.008, 0.015), 1.5, True), ((0.008, 0.025), 1.5, False),
+                                                    ((0.008, 0.015), 2.5, False)])
+def test_a_jump_lands_in_place_within_2_cm_and_2_degrees(drift, pitch, in_place):
+    """Each jump's landing drift is the base's displacement from where it stood when the jump was asked to where it
+    stands still again, and its pitch the base's at the touchdown: a second landing 15 mm further on is in place, one
+    25 mm further on is not, nor one pitched 2.5° (the issue's bounds: 2 cm, 2°)."""
+    figures = metrics(jumping(drift, math.radians(pitch)), JUMPING, 1.0, 0.1)
+    assert [jump["landing drift [m]"] for jump in figures["jumps"]] == pytest.approx(drift, abs=1e-9)
+    assert [jump["pitch at landing [rad]"] for jump in figures["jumps"]] == pytest.approx([math.radians(pitch)] * 2)
+    assert figures["judged"][JUMPS_IN_PLACE] is in_place

@@ -5,6 +5,7 @@ momenta, sole contact forces) and the suite's own estimates (ZMP, its margin ins
 contact phases, where the soles are).
 """
 import json
+import math
 from collections import defaultdict
 from pathlib import Path
 
@@ -28,8 +29,12 @@ CONTACT = 1             # contact/<foot>/state: the foot is in contact (estimati
 NO_FALL, ZMP_INSIDE, JUMPS_LANDED = "no fall", "ZMP inside the support polygon", "every jump left the floor and landed"
 FEW_LIFT_OFFS = f"at most {MAX_LIFT_OFFS} lift-offs of a sole per push"
 NODES_OK, NO_NODE_IN_ERROR = "every node OK", "no node in error"
+MAX_LANDING_DRIFT, MAX_LANDING_PITCH = 0.02, math.radians(2.0)  # a jump lands in place: [m], [rad]
+JUMPS_IN_PLACE = (f"every jump landed within {MAX_LANDING_DRIFT * 1000:.0f} mm of where it stood, pitched less than "
+                  f"{math.degrees(MAX_LANDING_PITCH):.0f}°")
 UNMET = {NO_FALL: "the robot fell", ZMP_INSIDE: "the ZMP left the support polygon",
          JUMPS_LANDED: "a jump did not leave the floor or did not land",
+         JUMPS_IN_PLACE: "a jump landed away from where it stood, pitched, or did not stand still again",
          FEW_LIFT_OFFS: f"more than {MAX_LIFT_OFFS} lift-offs of a sole after a push", NODES_OK: "not every node OK",
          NO_NODE_IN_ERROR: "a node in error"}
 
@@ -113,18 +118,28 @@ def lift_offs(forces, start, end):
     return count
 
 
-def jump_figures(com, forces, start, end, standing):
-    """One jump between its request at ``start`` and ``end`` [s], from the ground-truth COG rows (t, x, y, z) and
-    sole normal forces (t, f...): whether the soles left the floor, the apex above the ``standing`` COG height, and
-    the landing depth, the lowest COG after the last touchdown below its height there [m]."""
-    height, normal = _window(com, start, end), _window(forces, start, end)
+def jump_figures(com, forces, base, start, end, standing):
+    """One jump between its request at ``start`` and ``end`` [s], from the ground-truth COG rows (t, x, y, z), sole
+    normal forces (t, f...) and base rows (t, x, y, pitch): whether the soles left the floor, the apex above the
+    ``standing`` COG height and the landing depth, the lowest COG after the last touchdown below its height there [m];
+    the base's pitch at the touchdown [rad]; and the landing drift, the base's horizontal displacement from where it
+    stood when the jump was asked to where it stands still again (None: it does not before ``end``) [m]."""
+    height, normal, pose = _window(com, start, end), _window(forces, start, end), _window(base, start, end)
     aloft = normal[normal[:, 1:].sum(axis=1) <= 0.0, 0]
     figures = {"time [s]": start, "left the floor": bool(len(aloft)),
                "apex above the standing COG [m]": float(height[:, 3].max() - standing) if len(height) else None,
-               "landing depth [m]": None}
+               "landing depth [m]": None, "pitch at landing [rad]": None, "landing drift [m]": None}
     after = height[height[:, 0] > aloft[-1]] if len(aloft) else height[:0]
     if len(after):
         figures["landing depth [m]"] = float(after[0, 3] - after[:, 3].min())
+        landed = pose[pose[:, 0] >= after[0, 0]]
+        if len(landed):
+            figures["pitch at landing [rad]"] = float(landed[0, 3])
+        still = standing_still(com, after[0, 0], end)
+        if math.isfinite(still) and len(pose):
+            stood = pose[pose[:, 0] >= after[0, 0] + still]
+            if len(stood):
+                figures["landing drift [m]"] = float(np.linalg.norm(stood[0, 1:3] - pose[0, 1:3]))
     return figures
 
 
@@ -150,7 +165,8 @@ def metrics(recording, scenario, wall_time, push_duration):
         end = next(e for s, e, _ in phases if s == push["time [s]"])
         push["standing still after [s]"] = standing_still(com, push["time [s]"], end)
         push["feet lifted"] = lift_offs(forces, push["time [s]"], end)
-    jumps = [jump_figures(com, forces, start, end, float(_window(com, start - 0.3, start)[:, 3].mean()))
+    base_pose = recording.series("base_pose")
+    jumps = [jump_figures(com, forces, base_pose, start, end, float(_window(com, start - 0.3, start)[:, 3].mean()))
              for start, end in zip(scenario.jumps, ends)]
     nodes = {name: {"level": level, "message": message} for name, (level, message) in
              sorted(recording.diagnostics.items())}
@@ -183,6 +199,9 @@ def metrics(recording, scenario, wall_time, push_duration):
         # a landing's impact may put the ZMP on the support's edge; a jump must leave the floor and land
         if jumps:
             judged[JUMPS_LANDED] = all(j["left the floor"] and j["landing depth [m]"] is not None for j in jumps)
+            judged[JUMPS_IN_PLACE] = all(j["landing drift [m]"] is not None and j["landing drift [m]"]
+                                         <= MAX_LANDING_DRIFT and abs(j["pitch at landing [rad]"]) <= MAX_LANDING_PITCH
+                                         for j in jumps)
         else:
             judged[ZMP_INSIDE] = figures["zmp inside the support polygon"]
         judged[NODES_OK] = figures["all nodes OK"]
@@ -541,8 +560,12 @@ def summary_lines(figures, paths):
                      f"{dance['ZMP excursion x, y [m]'][1] * 1000:.0f} mm")
     for k, jump in enumerate(figures["jumps"]):
         landing = jump["landing depth [m]"]
+        drift, pitch = jump["landing drift [m]"], jump["pitch at landing [rad]"]
         lines.append(f"  jump {k + 1}: " + (f"apex {jump['apex above the standing COG [m]'] * 1000:.0f} mm above the "
-                                            f"standing COG, landing {landing * 1000:.0f} mm deep"
+                                            f"standing COG, landing {landing * 1000:.0f} mm deep, pitched "
+                                            f"{math.degrees(pitch):+.1f}°, "
+                                            + (f"standing still {drift * 1000:.0f} mm from where it took off"
+                                               if drift is not None else "not standing still again")
                                             if jump["left the floor"] and landing is not None else
                                             "did not leave the floor" if not jump["left the floor"] else "no landing"))
     if "recording" in figures:

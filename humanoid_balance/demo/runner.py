@@ -10,6 +10,7 @@ a recorder node writes every topic of the graph, on the plant's clock, into a ro
 robot's /tf.
 """
 import gc
+import math
 import sys
 import tempfile
 import time
@@ -133,7 +134,10 @@ class Director(Node):
     # -- the scenario, on the plant's ground-truth clock -----------------------------------------------
     def on_odom(self, message):
         self.now = stamp_seconds(message.header.stamp)
-        self.recording.add("base", self.now, message.pose.pose.position.z)
+        position, attitude = message.pose.pose.position, message.pose.pose.orientation
+        self.recording.add("base", self.now, position.z)
+        self.recording.add("base_pose", self.now, position.x, position.y,
+                           math.asin(max(-1.0, min(1.0, 2.0 * (attitude.w * attitude.y - attitude.z * attitude.x)))))
         while self.pending_pushes and self.now >= self.pending_pushes[0].time:
             self.push(self.pending_pushes.pop(0), message.header.stamp)
         while self.pending_jumps and self.now >= self.pending_jumps[0]:
