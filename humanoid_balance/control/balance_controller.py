@@ -30,8 +30,8 @@ from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, Z
 from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
                                                        joint_torques)
 from humanoid_balance.control.capture_point import capture_point
-from humanoid_balance.control.reference_governor import ComGovernor
-from humanoid_balance.control.stepping import StepRequestError, Stepping, StepTick, step_region
+from humanoid_balance.control.reference_governor import ComGovernor, Limitation
+from humanoid_balance.control.stepping import LANDED_SHORT, StepRequestError, Stepping, StepTick, step_region
 from humanoid_balance.control.zmp_com import GRAVITY, ZmpComGains, check_gains
 from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
@@ -232,6 +232,8 @@ class BalanceController:
         self.restarts = 0        # position commands restarted from the measured posture (max_tracking_error)
         self.support = ((), [])  # active feet and sole placements of the last update, for zmp_margin
         self.reference_shift = np.zeros(3)  # the CoM reference's displacement with the soles a mode moved [m]
+        self.swing_limited = set()  # the joints and actuators at a limit during the swing of the step under way
+        self.held = set()           # ... and of the last step that landed
         self.stepping = Stepping(feet, rectangles, config, None) if self.steps else None
 
     @property
@@ -364,6 +366,7 @@ class BalanceController:
             self.limited += limits.status is LimitStatus.LIMITED
             self._cap_height(plan.motion, limits, state, com, dt)
             self.kept(limits)
+        step_limitations = self._step_limitations(limits)
         position = self.position_command + dt * velocity
         measured = state.q[robot.output_q]
         if plan.motion is not None and np.abs(position - measured).max() > config.max_tracking_error:
@@ -395,7 +398,8 @@ class BalanceController:
                   "steps cut short (the swing leg could not follow)": 0 if self.stepping is None else
                   self.stepping.cut_short}
         return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status,
-                            granted.limitations + pose_limitations + rate_limitations, granted.position,
+                            granted.limitations + pose_limitations + rate_limitations + step_limitations,
+                            granted.position,
                             step.capture_point, step.target,
                             () if self.stepping is None else self.stepping.lifted)
 
@@ -419,6 +423,24 @@ class BalanceController:
         if step.reset_reference:
             self.governor.reset(com)
         return step
+
+    def _step_limitations(self, limits):
+        """A step that landed short of its target (the swing leg could not follow), once its sole stands still, as a
+        Limitation naming the joints and actuators at a limit during its swing; () otherwise."""
+        stepping = self.stepping
+        if stepping is None:
+            return ()
+        if stepping.step is not None:
+            self.swing_limited.update(limits.limited if limits is not None else ())
+        elif self.swing_limited:  # the step has landed: what held its swing
+            self.held, self.swing_limited = self.swing_limited, set()
+        short = stepping.landed_short
+        if short is None:
+            return ()
+        held = (f", held by {', '.join(sorted(self.held))} at their limits" if self.held else
+                ", with no joint or actuator at a limit (it lagged)")
+        return (Limitation(f"{short.foot}/step", f"{LANDED_SHORT}{held}", tuple(map(float, short.target)),
+                           tuple(map(float, short.landing))),)
 
     def _choose_support(self, active):
         """The support (base) section of the embedded-motion Jacobian: kept while its foot is in contact, else

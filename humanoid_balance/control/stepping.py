@@ -41,7 +41,7 @@ import pinocchio as pin
 from humanoid_balance.control.capture_point import (StepRegion, SwingTrajectory, capture_point, heading,
                                                     plan_step, stance_frame)
 
-__all__ = ["Stepping", "StepTick", "StepRequestError", "step_region", "LANDING_SPEED", "LANDING_TIME"]
+__all__ = ["Stepping", "StepTick", "StepRequestError", "LandedShort", "LANDED_SHORT", "step_region", "LANDING_SPEED", "LANDING_TIME"]
 
 LANDING_SPEED = 0.1    # [m/s] the sole's descent after the trajectory's end, until it touches
 LANDING_TIME = 0.3     # [s] after the trajectory's end the foot counts as landed even if no contact is read
@@ -54,6 +54,7 @@ INWARD_FRACTION = 0.8  # of the standing width: the nearest a swing sole lands t
 TIPPED_CLEARANCE = 0.01  # [m] a sole no step lifted risen this high beside the other: the robot has tipped onto one
 SWING_TOLERANCE = 0.05  # [m] a step asked for whose sole is this far from its trajectory is put down where it is
 PUT_DOWN_TIME = 0.2    # [s] ... in this time
+SOLE_STILL_SPEED, SOLE_STILL_TIME = 0.01, 0.1  # [m/s, s] a sole put down this slow this long stands where it landed
 RETURN_SPEED = 0.3     # [m/s] a foot in the air that no step lifted goes back down where it stood, this fast at most
 SHIFTED = 0.015        # [m] a commanded step lifts its foot once the CoM is this close over the stance sole's centre
 SETTLED = 0.1          # [m/s] ... and slower than this
@@ -64,6 +65,17 @@ PRESS = np.array([0.0, 0.0, -PRESS_SPEED, 0.0, 0.0, 0.0])  # the sole's twist wh
 
 class StepRequestError(Exception):
     """A step the robot cannot take now or cannot reach; the message says why."""
+
+
+LANDED_SHORT = "landed short of its target: the swing leg could not follow"
+
+
+class LandedShort(NamedTuple):
+    """A step put down where the swing leg stopped following, short of its target (world frame [m])."""
+
+    foot: str
+    target: np.ndarray   # (3,) where it was asked to land
+    landing: np.ndarray  # (3,) where its sole came down
 
 
 class StepTick(NamedTuple):
@@ -97,6 +109,9 @@ class Stepping:
         self.in_a_row = 0         # recovery steps since the robot last stood
         self.taken = 0            # steps taken since the start
         self.cut_short = 0        # of them, put down where the swing leg stopped following (SWING_TOLERANCE)
+        self.cut = None           # the target of the step under way when it was cut short (pin.SE3; None: not cut)
+        self.landed_short = None  # a cut step that has landed: LandedShort (None: none this tick)
+        self.settling = None      # a cut step landing: [foot, target, where its sole was, how long it has been still]
         self.floor = 0.0          # height of the floor the swing foot left: the stance sole's lowest corner [m]
         self.lift_off = None      # where the swing sole was at lift-off (3,) [m]
         self.shift = np.zeros(3)  # the CoM reference's displacement with the feet [m]
@@ -154,6 +169,7 @@ class Stepping:
         their support polygon (None: none), ``placements`` every sole's pin.SE3, ``reference`` the CoM reference
         asked for [m]."""
         xi = capture_point(com, com_velocity, omega)
+        self.landed_short = self._settled(dt, placements)
         standing = self.tipped is None
         active = self._carrying(placements, active)
         tick = self._tick(dt, xi, com, com_velocity, omega, placements, active, polygon, reference)
@@ -239,7 +255,7 @@ class Stepping:
     def abort(self):
         """Forget the step under way, any asked for and where the feet stood (the posture is held from the measured
         one)."""
-        self.step = self.swing = self.requested = self.landed = self.level = self.tipped = None
+        self.step = self.swing = self.requested = self.landed = self.level = self.tipped = self.settling = None
         self.stood = [None] * len(self.names)
 
     def _carrying(self, placements, active):
@@ -286,6 +302,22 @@ class Stepping:
         self.lift_off = placements[step.swing].translation.copy()
         self.swing = SwingTrajectory(placements[step.swing], step.target, step.duration, self.config.step_height)
 
+    def _settled(self, dt, placements):
+        """The LandedShort of a cut step once its sole has stood still for SOLE_STILL_TIME (a sole put down can still be
+        pressed into place), else None."""
+        if self.step is not None:  # stepping again
+            self.settling = None
+        if self.settling is None:
+            return None
+        foot, target, before, still = self.settling
+        now = placements[foot].translation
+        still = still + dt if np.linalg.norm(now - before) <= SOLE_STILL_SPEED * dt else 0.0
+        self.settling = [foot, target, now.copy(), still]
+        if still < SOLE_STILL_TIME:
+            return None
+        self.settling = None
+        return LandedShort(self.names[foot], target, now.copy())
+
     def _lowest(self, placements, foot):
         """The height of the lowest corner of ``foot``'s sole [m]."""
         placement = placements[foot]
@@ -295,6 +327,7 @@ class Stepping:
         """Cut the step short: the swing sole (pin.SE3) straight down onto the floor in PUT_DOWN_TIME; the Step."""
         target = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, heading(sole.rotation)), np.r_[sole.translation[:2],
                                                                                       self.floor])
+        self.cut = self.step.target
         self.step, self.elapsed, self.recovery = self.step._replace(target=target, duration=PUT_DOWN_TIME), 0.0, False
         self.swing = SwingTrajectory(sole, target, PUT_DOWN_TIME, 0.0)
         self.cut_short += 1
@@ -308,6 +341,9 @@ class Stepping:
         after = (placements[step.swing].translation + placements[step.stance].translation) / 2
         self.shift = self.shift + np.r_[(after - before)[:2], 0.0]
         self.landed, self.loading = step.swing, LOADING_TIME
+        if self.cut is not None:  # where it comes down is reported once it stands still there
+            self.settling = [step.swing, self.cut.translation.copy(), placements[step.swing].translation.copy(), 0.0]
+            self.cut = None
         self.stood[step.swing] = placements[step.swing]
         self.level = 0.0 if touching else None  # both on the floor the swing foot left
         self.step, self.swing = None, None
