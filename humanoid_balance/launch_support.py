@@ -8,17 +8,32 @@ from humanoid_balance.deployment import write_parameter_file
 
 __all__ = ["required", "parameter_file"]
 
+CTRL_C_GRACE = 1.0  # [s] a node's zero exit waits this long for the launch's own SIGINT (required)
+
 
 def required(node):
-    """``node`` and the handler that ends the launch with a non-zero exit when it exits with an error while the
-    launch runs: what it printed says why, the launch's line names it (a node shut down by the launch exits 0)."""
-    from launch.actions import RegisterEventHandler
+    """``node`` and the handler that ends the launch when it exits while the launch runs, whatever its exit code,
+    with a line naming it: with an error (what it printed says why) the launch exits non-zero; with 0 (stopped by
+    someone else: SIGINT to it alone, say) the launch shuts the others down and exits 0. A node the launch shuts
+    down itself exits 0 and ends nothing more; so does one that a Ctrl-C, which reaches the launch and the nodes at
+    once, ends before the launch has seen its own SIGINT: a zero exit is acted on CTRL_C_GRACE later, if the launch
+    is not shutting down by then."""
+    from launch.actions import LogInfo, OpaqueFunction, RegisterEventHandler, Shutdown, TimerAction
     from launch.event_handlers import OnProcessExit
 
     def stop_the_launch(event, context):
-        if event.returncode != 0 and not context.is_shutdown:
+        if context.is_shutdown:
+            return None
+        if event.returncode != 0:
             raise RuntimeError(f"{event.action.name} exited with code {event.returncode} (its reason is printed "
                                "above): the suite cannot run without it, so the launch stops")
+        reason = f"{event.action.name} exited with code 0 while the launch ran: the suite cannot run without it"
+
+        def unless_shutting_down(context):
+            return None if context.is_shutdown else [LogInfo(msg=f"{reason}, so the launch stops"),
+                                                     Shutdown(reason=reason)]
+
+        return [TimerAction(period=CTRL_C_GRACE, actions=[OpaqueFunction(function=unless_shutting_down)])]
 
     return [node, RegisterEventHandler(OnProcessExit(target_action=node, on_exit=stop_the_launch))]
 
