@@ -9,9 +9,8 @@ import numpy as np
 from humanoid_balance import __version__
 from humanoid_balance.bench import EXPERIMENTS
 from humanoid_balance.demo.scenario import SCENARIOS
+from humanoid_balance.nodes import REAL_TIME_RATE
 from humanoid_balance.resources import DEFAULT_ROBOT, model_file
-
-REAL_TIME_RATE = 100.0  # demo --real-time control rate [Hz]
 
 
 class DemoModes:

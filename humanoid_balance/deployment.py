@@ -1,6 +1,6 @@
 """How the suite is deployed, written once for the launch files, the demo and the bench: the suite's nodes
-(humanoid_balance.nodes.BALANCE_NODES and PLANT), what each balance mode asks of the mapper and the plant, and the
-parameters a node starts with.
+(humanoid_balance.nodes.BALANCE_NODES and PLANT), what each balance mode asks of the mapper and the plant, how the
+suite runs on the embedded plant, and the parameters a node starts with.
 
 A node's parameters are layered, later layers winning: its defaults file (``config/<node>.yaml``), the robot's
 configuration file (its ``/**`` section, then a section of the node's own if it has one), the robot's files as
@@ -16,12 +16,11 @@ import yaml
 from humanoid_balance.control.balancer import balance_mode
 from humanoid_balance.model.errors import ModelFileError
 from humanoid_balance.model.robot_config import robot_file_parameters
-from humanoid_balance.nodes import BALANCE_NODES, PLANT
+from humanoid_balance.nodes import BALANCE_NODES, PLANT, REAL_TIME_RATE
 from humanoid_balance.resources import config_file
 
-__all__ = ["BALANCE_NODES", "PLANT", "mode_parameters", "node_parameters", "suite_parameters",
-           "write_parameter_file"]
-
+__all__ = ["BALANCE_NODES", "PLANT", "REAL_TIME_RATE", "mode_parameters", "simulation_parameters", "node_parameters",
+           "suite_parameters", "write_parameter_file"]
 
 
 def mode_parameters(mode):
@@ -33,6 +32,25 @@ def mode_parameters(mode):
             "loop_closure_mapper": {"command_interface": profile.command_interface,
                                     "compliance_compensation": profile.compliance_compensation},
             PLANT: {"command_interface": profile.command_interface}}
+
+
+def simulation_parameters(contact_mode="actuator_forces", real_time_rate=None):
+    """node → {parameter: value} that running the suite on the embedded plant needs (sim.launch.py and the demo):
+    the plant publishes /clock and every node, the plant too, runs on it (so that all of them report on
+    /diagnostics once a simulated second); the contact estimator in ``contact_mode``, the plant's foot F/T sensors
+    on for ft_sensors (on <foot>/wrench, the topics the estimator reads); the plant in lockstep (as fast as the
+    loop allows, one tick of delay however loaded the machine is: reproducible) or, with ``real_time_rate`` [Hz],
+    running free against the wall clock at that control rate, as a robot does, the contact estimator sampling at
+    it."""
+    table = {node: {"use_sim_time": True} for node in (PLANT, *BALANCE_NODES)}
+    table[PLANT].update(publish_clock=True, force_torque_sensors=contact_mode == "ft_sensors")
+    table["contact_estimator"]["mode"] = contact_mode
+    if real_time_rate:
+        table[PLANT].update(real_time=True, lockstep=False, publish_period=1.0 / real_time_rate)
+        table["contact_estimator"]["sample_rate"] = float(real_time_rate)
+    else:
+        table[PLANT].update(real_time=False, lockstep=True)
+    return table
 
 
 def _parameter_document(path):

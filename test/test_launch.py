@@ -1,7 +1,7 @@
 """ROS 2's launch system on the package as colcon installs it (install_space.py): the launch tests of test/launch/
 run against the install space, each in a process of its own with the environment ``source install/setup.bash``
-gives, and ``ros2 launch`` as a user types it — on a robot folder written by ``init``, with a bad argument, and with
-a node that cannot start.
+gives, and ``ros2 launch`` as a user types it — on a robot folder written by ``init``, with a bad argument, with
+a node that cannot start, and with a node stopped alone.
 
 Needs ROS 2's launch system (launch, launch_ros, launch_testing, ros2launch): ``make test`` installs it from
 ``../shared/ros2-launch`` when that folder exists; without it these tests skip, saying so.
@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 import yaml
 
@@ -32,6 +33,7 @@ LAUNCH_TEST_TIMEOUT = 900.0  # a whole launch test file, every case [s]
 START_TIMEOUT = 120.0        # for the nodes to load a robot on a loaded machine [s]
 SUITE = ("mujoco_sim: simulation", "state_estimator: estimation", "contact_estimator: contacts",
          "centroidal_balancer: balance", "loop_closure_mapper: mapping")
+NODE_ENDED = "exited with code 0 while the launch ran"  # the launch's line when a required node ends by itself
 TALOS_FEET = ("leg_left_6_link", "leg_right_6_link")
 TRACEBACK = "Traceback (most recent call last)"
 
@@ -167,7 +169,7 @@ def test_ros2_launch_sim_on_a_robot_folder_from_init_stands_and_ends_on_ctrl_c(i
         if launch.poll() is None:
             os.killpg(launch.pid, signal.SIGKILL)
             launch.communicate()
-    assert launch.returncode == 0 and TRACEBACK not in output, output[-4000:]
+    assert launch.returncode == 0 and TRACEBACK not in output and NODE_ENDED not in output, output[-4000:]
     assert group_is_empty(launch), "nodes left running after Ctrl-C"
 
 
@@ -187,4 +189,25 @@ def test_a_node_that_cannot_start_ends_the_launch_with_its_reason(install_space,
     assert code not in (0, None), f"exit code {code} (None: still running after {START_TIMEOUT} s):\n{output[-4000:]}"
     assert f"{soles[0]}_typo" in output, output[-4000:]
     assert "exited with code 1" in output and TRACEBACK not in output, output[-4000:]
+    assert group_is_empty(launch), "nodes left running after the launch ended"
+
+
+def test_a_node_stopped_alone_ends_the_launch_naming_it(install_space):
+    """SIGINT to centroidal_balancer alone, which then exits 0 as it does on Ctrl-C: the suite cannot run without
+    it, so the launch stops the others with a line naming it and exits 0, no process left."""
+    launch = ros2_launch(install_space, "balance.launch.py", "robot:=mahru")
+    probe = Probe("node_stopped_probe")
+    try:
+        nodes = set(SUITE[1:])
+        reported = probe.spin_until(lambda: nodes <= set(probe.diagnostics) or launch.poll() is not None,
+                                    START_TIMEOUT)
+        assert reported and launch.poll() is None, ended(launch, 5.0)[1][-4000:]
+        balancer, = (node for node in psutil.Process(launch.pid).children()
+                     if Path(node.cmdline()[1]).name == "centroidal_balancer")
+        balancer.send_signal(signal.SIGINT)
+        code, output = ended(launch, 60.0)
+    finally:
+        probe.close()
+    assert code == 0, f"exit code {code} (None: still running 60 s after the balancer ended):\n{output[-4000:]}"
+    assert re.search(rf"centroidal_balancer-\d+ {NODE_ENDED}", output) and TRACEBACK not in output, output[-4000:]
     assert group_is_empty(launch), "nodes left running after the launch ended"

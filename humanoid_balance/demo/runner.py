@@ -31,7 +31,8 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
-from humanoid_balance.deployment import mode_parameters, suite_parameters, write_parameter_file
+from humanoid_balance.deployment import (mode_parameters, simulation_parameters, suite_parameters,
+                                         write_parameter_file)
 from humanoid_balance.demo.report import Recording, metrics, summary_lines, write_report
 from humanoid_balance.model.meshes import description_text
 from humanoid_balance.model.soles import polygon_margin
@@ -43,35 +44,23 @@ from humanoid_balance.progress import Progress
 from humanoid_balance.recording import LATCHED_QOS, Bag, GraphRecorder, RobotTransforms, TransformRecorder
 from humanoid_balance.resources import DEFAULT_ROBOT, robot_config_file
 
-__all__ = ["run_demo", "SUITE", "SIMULATION_OVERRIDES"]
+__all__ = ["run_demo", "SUITE"]
 
 SEVERITY = ("OK", "WARN", "STALE", "ERROR")
 SUITE = {name: node_factory(name) for name in (PLANT, *BALANCE_NODES)}
 """node name → what builds it, as sim.launch.py starts them."""
-SIMULATION_OVERRIDES = {  # what sim.launch.py passes on top of the files: the plant's clock, no foot F/T sensors
-    "mujoco_sim": {"ground_truth_rate": 0.0},  # the report samples the ground truth at every tick
-    "state_estimator": {"use_sim_time": True},
-    "contact_estimator": {"use_sim_time": True, "mode": "actuator_forces"},
-    "centroidal_balancer": {"use_sim_time": True},
-    "loop_closure_mapper": {"use_sim_time": True},
-}
-
-
-def real_time_overrides(rate):
-    """On top of SIMULATION_OVERRIDES: the plant free-running against the wall clock at ``rate`` [Hz]."""
-    return {"mujoco_sim": {"real_time": True, "lockstep": False, "publish_period": 1.0 / rate},
-            "contact_estimator": {"sample_rate": float(rate)}}
+REPORT_OVERRIDES = {PLANT: {"ground_truth_rate": 0.0}}  # the report samples the ground truth at every tick
 
 
 def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic", parameters=None, scenario=None):
     """The five nodes by name, each with its parameters merged as the launch files merge them
     (:func:`humanoid_balance.deployment.suite_parameters`: its parameter file, the robot's configuration — a bundled
-    robot's name or a directory written by ``humanoid-balance init`` —, then the simulation overrides, the balance
-    mode's (:func:`~humanoid_balance.deployment.mode_parameters`), the real-time ones when ``real_time_rate`` [Hz]
-    is given, the ``scenario``'s (:meth:`~humanoid_balance.demo.scenario.Scenario.parameters`), and ``parameters``:
-    node → {name: value})."""
-    layers = (SIMULATION_OVERRIDES, mode_parameters(mode),
-              real_time_overrides(real_time_rate) if real_time_rate else {},
+    robot's name or a directory written by ``humanoid-balance init`` —, then what the embedded plant needs, as
+    sim.launch.py gives it (:func:`~humanoid_balance.deployment.simulation_parameters`: lockstep, or free-running at
+    ``real_time_rate`` [Hz]; contacts from actuator forces), the report's, the balance mode's
+    (:func:`~humanoid_balance.deployment.mode_parameters`), the ``scenario``'s
+    (:meth:`~humanoid_balance.demo.scenario.Scenario.parameters`), and ``parameters``: node → {name: value})."""
+    layers = (simulation_parameters(real_time_rate=real_time_rate), REPORT_OVERRIDES, mode_parameters(mode),
               scenario.parameters() if scenario else {}, parameters or {})
     parameters = suite_parameters(robot_config_file(robot), {
         name: {key: value for layer in layers for key, value in layer.get(name, {}).items()} for name in SUITE})

@@ -15,14 +15,19 @@ node is ending, further signals are ignored.
 import importlib
 import signal
 
-__all__ = ["BALANCE_NODES", "PLANT", "NODES", "node_factory", "shutdown_requested", "state_estimator",
-           "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "mujoco_sim", "balance_stack"]
+__all__ = ["BALANCE_NODES", "PLANT", "REAL_TIME_RATE", "NODES", "node_factory", "shutdown_requested",
+           "state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "mujoco_sim",
+           "balance_stack"]
 
 BALANCE_NODES = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper")
 """The suite's nodes on a robot, in the order a joint state flows through them — the one list the launch files,
 the demo, the bench and the tests read."""
 PLANT = "mujoco_sim"
 """The embedded simulator standing in for the robot."""
+REAL_TIME_RATE = 100.0
+"""The control rate [Hz] of PLANT running free against the wall clock (sim.launch.py ``real_time:=true``, the demo's
+--real-time; in lockstep it steps at its file's 500 Hz of simulated time): what this 2-core development machine
+sustains with the four nodes in one process (test_free_running; in four, about 65 commands a second)."""
 NODES = (*BALANCE_NODES, PLANT, "balance_stack")
 """The node executables, each a module of this package with ``main(args)`` (balance_stack: the BALANCE_NODES in one
 process)."""

@@ -15,7 +15,9 @@ however loaded the machine is, as with Gazebo's lockstep. Without it the plant r
 ``real_time`` it keeps up with the wall clock, a late tick stepping as far as the time that has passed (at most
 ``max_lag`` behind: further, the plant gives up that much time and counts it in /diagnostics).
 joint_states, imu and the foot wrenches go out every tick; the ground truth under sim/ at ``ground_truth_rate``
-of simulated time (≤ 0: every tick), while something subscribes to it.
+of simulated time (≤ 0: every tick), while something subscribes to it; /diagnostics once a second of the node's
+clock, as every node: with ``use_sim_time`` on the /clock it publishes itself (sim.launch.py, the demo), once a
+simulated second, when the nodes on that clock report too.
 """
 import time
 from typing import NamedTuple
@@ -163,7 +165,7 @@ class MujocoSimNode(Node):
             timer(self, self.period, self.tick, clock=wall)
         else:  # as fast as possible: back to back, or on each command in lockstep (the timer then is a watchdog)
             timer(self, self.lockstep_timeout if self.lockstep else 0.0, self.tick, clock=wall)
-        timer(self, 1.0, self.publish_diagnostics, clock=wall)
+        timer(self, 1.0, self.publish_diagnostics)  # the node's clock: the nodes' pace, on /clock with use_sim_time
 
     def on_command(self, message):
         values = finite(message.data, "actuator_commands", "data")
