@@ -12,8 +12,8 @@ legs have moved the body to hold the CoM (eqs. 14–20, on drives that follow la
 Δp = (−(L̇_y + h ṗ_x), L̇_x − h ṗ_y) / (m g) with [ṗ; L̇] = Σ A_limb q̈ (A: the centroidal momentum matrix, Garofalo et
 al. eq. 2; h: the CoM height), and q̈ scales with s². s changes at a bounded rate, so that slowing down is itself
 smooth; the prediction is enlarged by PREDICTION_SAFETY (what the rigid model leaves out), and the measured ZMP lowers
-a ceiling on s (:meth:`TrajectoryClock.advance`). In momentum and viip modes the limbs hold their posture; their
-clocks run all the same.
+a ceiling on s (:meth:`TrajectoryClock.advance`). Every mode follows them, viip only while it stands: during a jump
+the limbs hold their posture, their clocks running all the same.
 
 C-busy limbs follow target poses: a target farther from the limb's root than the sum of its link lengths is beyond
 any reach (:class:`OutOfReach`); the others are followed at a bounded Cartesian speed and acceleration, the target
