@@ -10,6 +10,7 @@ from humanoid_balance.resources import executable
 from model_fixtures import DATA, REPO, ROBOT_FILES
 
 README = REPO / "README.md"
+DOCS = sorted((REPO / "docs").glob("*.md"))  # the reference pages the README links to
 
 EXECUTABLE = str(executable("humanoid-balance"))
 
@@ -66,13 +67,14 @@ def test_help_is_plain_text_about_the_users_machine(command, capsys):
 
 
 def test_the_readme_names_the_commands_and_experiments_there_are(capsys):
-    """Every ``humanoid-balance COMMAND`` the README names runs (its --help), and its bench paragraph names every
-    experiment ``bench`` offers."""
-    text = README.read_text()
+    """Every ``humanoid-balance COMMAND`` the README and docs/ name runs (its --help), and the bench paragraph
+    (docs/benchmarks.md) names every experiment ``bench`` offers."""
+    text = "\n".join(path.read_text() for path in [README, *DOCS])
     for command in sorted(set(re.findall(r"humanoid-balance ([a-z][a-z-]*)", text))):
         with pytest.raises(SystemExit) as exit:
             main([command, "--help"])
         assert exit.value.code == 0, f"README names `humanoid-balance {command}`: {capsys.readouterr().err}"
-    paragraph = text[text.index("`humanoid-balance bench` reproduces"):]
+    bench = (REPO / "docs" / "benchmarks.md").read_text()
+    paragraph = bench[bench.index("`humanoid-balance bench` reproduces"):]
     paragraph = paragraph[:paragraph.index("\n\n")]
     assert [name for name in EXPERIMENTS if f"`{name}`" not in paragraph] == []

@@ -205,13 +205,14 @@ def test_a_dance_without_a_zmp_reads_no_excursion_and_no_error():
 @pytest.mark.skipif(shutil.which("git") is None or not (REPO / ".git").exists(), reason="not a git checkout")
 def test_what_the_demo_and_the_readme_commands_write_is_ignored_by_git():
     """The demo's default report folder (its plots, metrics and recording), and every folder or file the README's
-    commands are shown writing (--output, --record, --video; not the placeholders in capitals, nor BENCHMARKS.md,
-    which is committed on purpose), and colcon's: `git check-ignore` says each is ignored — which a committed file
-    is not."""
+    and docs/'s commands are shown writing (--output, --record, --video; not the placeholders in capitals, nor
+    BENCHMARKS.md, which is committed on purpose), and colcon's: `git check-ignore` says each is ignored — which a
+    committed file is not."""
     report = build_parser().parse_args(["demo"]).output
     written = [report / name for name in ("com_zmp.png", "arms.png", "metrics.json", "comparison.md",
                                           "kinematic/metrics.json", "recording/recording.mcap")]
-    for value in re.findall(r"--(?:output|record|video)[ =]([\w./-]+)", (REPO / "README.md").read_text()):
+    documents = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    for value in re.findall(r"--(?:output|record|video)[ =]([\w./-]+)", "\n".join(p.read_text() for p in documents)):
         if not value[0].isupper():
             written.append(Path(value) if Path(value).suffix else Path(value) / "robot.yaml")
     written += [Path("run.mp4"), Path("build/humanoid_balance"), Path("install/setup.bash"), Path("log/latest")]
