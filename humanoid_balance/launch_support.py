@@ -18,7 +18,8 @@ from humanoid_balance.mapping import COMMAND_FIELDS, IMPEDANCE_FIELDS
 from humanoid_balance.model.robot_config import load_robot_config
 from humanoid_balance.resources import robot_config_file
 
-__all__ = ["ARGUMENTS", "declare", "suite_parameters_of", "suite_nodes", "required", "parameter_file"]
+__all__ = ["ARGUMENTS", "declare", "suite_parameters_of", "suite_nodes", "required", "parameter_file",
+           "package_installed"]
 
 BOOLEAN = ("true", "false")
 CTRL_C_GRACE = 1.0  # [s] a node's zero exit waits this long for the launch's own SIGINT (required)
@@ -170,6 +171,17 @@ def required(node):
         return [TimerAction(period=CTRL_C_GRACE, actions=[OpaqueFunction(function=unless_shutting_down)])]
 
     return [node, RegisterEventHandler(OnProcessExit(target_action=node, on_exit=stop_the_launch))]
+
+
+def package_installed(package):
+    """Whether the ROS 2 ``package`` is in the ament index (an optional node the launch starts where it is)."""
+    from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+
+    try:
+        get_package_prefix(package)
+    except PackageNotFoundError:
+        return False
+    return True
 
 
 def parameter_file(parameters, name):

@@ -28,7 +28,6 @@ robot_state_publisher (draws every link in RViz) and RViz are optional: ``robot_
 """
 import os
 
-from ament_index_python.packages import PackageNotFoundError, get_package_prefix
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction, SetLaunchConfiguration
 from launch.conditions import IfCondition
@@ -37,8 +36,8 @@ from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
 from humanoid_balance.deployment import PLANT, REAL_TIME_RATE, simulation_parameters
-from humanoid_balance.launch_support import (ARGUMENTS, declare, parameter_file, required, suite_nodes,
-                                             suite_parameters_of)
+from humanoid_balance.launch_support import (ARGUMENTS, declare, package_installed, parameter_file, required,
+                                             suite_nodes, suite_parameters_of)
 from humanoid_balance.mapping import IMPEDANCE_FIELDS
 from humanoid_balance.model.meshes import description_text
 
@@ -55,21 +54,13 @@ OPTIONAL = {  # launch argument → the ROS 2 packages it needs
 CHOICES = ("auto", "true", "false")
 
 
-def installed(package):
-    try:
-        get_package_prefix(package)
-    except PackageNotFoundError:
-        return False
-    return True
-
-
 def choose_optional_nodes(context):
     """Sets ``start_<argument>`` for each optional node from its argument and what is installed. Runs before any
     process is started, so a required package that is missing ends the launch with nothing left running."""
     actions = []
     for argument, packages in OPTIONAL.items():
         choice = LaunchConfiguration(argument).perform(context)  # one of CHOICES: DeclareLaunchArgument checks
-        missing = [package for package in packages if not installed(package)]
+        missing = [package for package in packages if not package_installed(package)]
         if missing and choice == "true":
             debs = " ".join(f"ros-{os.environ.get('ROS_DISTRO', 'kilted')}-{p.replace('_', '-')}" for p in missing)
             raise RuntimeError(f"sim.launch.py: {argument}:=true needs the ROS 2 package(s) {', '.join(missing)}, "

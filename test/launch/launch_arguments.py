@@ -44,6 +44,17 @@ def case_values(name, values):
     return {**declared_arguments(name), **values}
 
 
+def check_each_argument(test, name, arguments, checks, proc_info):
+    """Run, as a subtest of ``test``, each declared argument's check of launch file ``name`` launched with
+    ``arguments`` (argument → value the case sets): ``checks`` (argument → check(test, values, proc_info)) read each
+    value back where it lands."""
+    values = case_values(name, arguments)
+    for argument, value in values.items():
+        with test.subTest(argument=argument, value=value):
+            test.assertTrue(argument in checks, "no check (test_every_argument_is_set_and_checked)")
+            checks[argument](test, values, proc_info)
+
+
 def endpoint_nodes(graph, topic, kind):
     """The names of the nodes with a ``kind`` (subscription | publisher) on ``topic``, as the ROS graph shows them."""
     infos = (graph.get_subscriptions_info_by_topic(topic) if kind == "subscription"

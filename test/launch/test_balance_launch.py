@@ -42,7 +42,8 @@ from sensor_msgs.msg import Imu  # noqa: E402
 from std_msgs.msg import Header  # noqa: E402
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]  # launch_test too
-from launch_arguments import case_values, coverage_problems, endpoint_nodes, launch_file  # noqa: E402
+from launch_arguments import (case_values, check_each_argument, coverage_problems, endpoint_nodes,  # noqa: E402
+                              launch_file)
 from leftovers import parameter_files  # noqa: E402
 from ros_probe import Probe  # noqa: E402
 
@@ -219,11 +220,7 @@ class TestSuite(unittest.TestCase):
 
     def test_each_argument_reaches_its_node(self, case, proc_info):
         self.wait_for_every_node(case)
-        values = case_values(LAUNCH_FILE, CASES[case])
-        for argument, value in values.items():
-            with self.subTest(argument=argument, value=value):
-                self.assertTrue(argument in CHECKS, "no check (test_every_argument_is_set_and_checked)")
-                CHECKS[argument](self, values, proc_info)
+        check_each_argument(self, LAUNCH_FILE, CASES[case], CHECKS, proc_info)
 
     def test_diagnostics_name_the_inputs_as_remapped(self, case):
         """Before test_imu_reaches_contact_estimator (unittest runs a class's tests in the order of their names)."""

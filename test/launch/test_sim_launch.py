@@ -33,7 +33,6 @@ launch_testing = pytest.importorskip("launch_testing", reason="ROS 2's launch sy
 import launch  # noqa: E402
 import launch_testing.actions  # noqa: E402
 import launch_testing.asserts  # noqa: E402
-from ament_index_python.packages import PackageNotFoundError, get_package_prefix  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
@@ -41,7 +40,9 @@ from nav_msgs.msg import Odometry  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]  # launch_test too
-from launch_arguments import LaunchLog, case_values, coverage_problems, endpoint_nodes, launch_file  # noqa: E402
+from humanoid_balance.launch_support import package_installed  # noqa: E402
+from launch_arguments import (LaunchLog, case_values, check_each_argument, coverage_problems,  # noqa: E402
+                              endpoint_nodes, launch_file)
 from leftovers import parameter_files  # noqa: E402
 from ros_probe import Probe  # noqa: E402
 
@@ -70,14 +71,6 @@ CASES = {  # case → the arguments it sets (the others at their defaults)
 
 def seconds(stamp):
     return stamp.sec + 1e-9 * stamp.nanosec
-
-
-def installed(package):
-    try:
-        get_package_prefix(package)
-    except PackageNotFoundError:
-        return False
-    return True
 
 
 def parameters(test, node, expected):
@@ -139,8 +132,8 @@ def check_optional(argument):
         started = any(name.rsplit("-", 1)[0] == executable for name in processes.process_names())
         noticed = any(line.startswith(f"{argument} not started") for line in test.launch_log.lines)
         choice = values[argument]
-        expected = (choice == "true" or (choice == "auto" and installed(package)),
-                    choice == "auto" and not installed(package))
+        expected = (choice == "true" or (choice == "auto" and package_installed(package)),
+                    choice == "auto" and not package_installed(package))
         test.assertEqual((started, noticed), expected, f"{argument}:={choice}: (started, notice) "
                                                        f"{(started, noticed)}; launch log {test.launch_log.lines}")
     return check
@@ -203,11 +196,7 @@ class TestSimulation(unittest.TestCase):
 
     def test_each_argument_reaches_its_node(self, case, proc_info):
         self.wait_for_every_node()
-        values = case_values(LAUNCH_FILE, CASES[case])
-        for argument, value in values.items():
-            with self.subTest(argument=argument, value=value):
-                self.assertTrue(argument in CHECKS, "no check (test_every_argument_is_set_and_checked)")
-                CHECKS[argument](self, values, proc_info)
+        check_each_argument(self, LAUNCH_FILE, CASES[case], CHECKS, proc_info)
 
     def test_stands_or_jumps_as_the_demo(self, case):
         """Stands SIMULATED seconds; viip: jumps to the demo's apex and lands standing."""
