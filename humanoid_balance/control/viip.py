@@ -22,7 +22,7 @@ import numpy as np
 
 __all__ = ["Impedance", "JumpSchedule", "VerticalPhase", "liftoff_impedance", "touchdown_impedance",
            "standing_impedance", "vertical_force", "cog_reference_acceleration", "regulated_zmp", "Constraint",
-           "resolve_srv", "GRAVITY"]
+           "joint_constraint", "resolve_srv", "GRAVITY"]
 
 GRAVITY = 9.81  # m/s²
 CONTACT_REACH = 0.02
@@ -90,6 +90,13 @@ class Constraint(NamedTuple):
     name: str
     J: np.ndarray
     v: np.ndarray
+
+
+def joint_constraint(name, columns, width, rates):
+    """The :class:`Constraint` that the coordinates ``columns`` of ν (width ``width``) move at ``rates``."""
+    J = np.zeros((len(columns), width))
+    J[np.arange(len(columns)), columns] = 1.0
+    return Constraint(name, J, rates)
 
 
 def resolve_srv(constraints, weights):

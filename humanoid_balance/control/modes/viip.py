@@ -34,7 +34,8 @@ import pinocchio as pin
 from humanoid_balance.control.balance_controller import BalanceController, Plan, Refused
 from humanoid_balance.control.joint_limits import LimitStatus
 from humanoid_balance.control.viip import (GRAVITY, Constraint, JumpSchedule, cog_reference_acceleration,
-                                           regulated_zmp, resolve_srv, standing_impedance, vertical_force)
+                                           joint_constraint, regulated_zmp, resolve_srv, standing_impedance,
+                                           vertical_force)
 
 __all__ = ["ViipBalance", "TAKEOFF_BRAKING", "LANDING_POSTURE_GAIN"]
 
@@ -171,16 +172,13 @@ class ViipBalance(BalanceController):
         moving = {k - 6 for name in limbs for k in self.resolver.columns[name]}
         others = [k for k in range(len(robot.output_names)) if k not in legs and k not in moving]
         if others:
-            posture = np.zeros((len(others), T.shape[1]))
-            posture[np.arange(len(others)), 6 + np.array(others)] = 1.0
             q_out = state.q[robot.output_q]
-            constraints.append(Constraint("posture", posture,
-                                          config.posture_gain * (self.posture[others] - q_out[others])))
+            constraints.append(joint_constraint("posture", 6 + np.array(others), T.shape[1],
+                                                config.posture_gain * (self.posture[others] - q_out[others])))
         if phase.name == "aerial" and self.standing_posture is not None:  # it lands in the posture it stood in
-            landing = np.zeros((len(self.leg_columns), T.shape[1]))
-            landing[np.arange(len(self.leg_columns)), 6 + self.leg_columns] = 1.0
-            constraints.append(Constraint("landing posture", landing, LANDING_POSTURE_GAIN * (
-                self.standing_posture[self.leg_columns] - self.position_command[self.leg_columns])))
+            columns = self.leg_columns
+            constraints.append(joint_constraint("landing posture", 6 + columns, T.shape[1], LANDING_POSTURE_GAIN * (
+                self.standing_posture[columns] - self.position_command[columns])))
         weights = np.r_[np.full(6, 10.0), np.ones(len(robot.output_names))]
         motion = resolve_srv(constraints, weights)
         if phase.name == "aerial" and self.leg_rates is not None:  # the legs come to rest after the push
@@ -222,10 +220,7 @@ class ViipBalance(BalanceController):
         constraints = {}
         for name, rates in tick.rates.items():
             if name in self.followed:
-                columns = self.resolver.columns[name]
-                J = np.zeros((len(columns), width))
-                J[np.arange(len(columns)), columns] = 1.0
-                constraints[name] = Constraint(f"{name} trajectory", J, rates)
+                constraints[name] = joint_constraint(f"{name} trajectory", self.resolver.columns[name], width, rates)
         for name, twist in tick.twists.items():
             axes = list(self.resolver.sections[name].axes)
             J_end = self.kinematics.frame_jacobian(self.resolver.frames[name])
