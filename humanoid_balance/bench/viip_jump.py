@@ -9,6 +9,7 @@ estimator's base height against the plant's from the jump request to 0.2 s after
 import math
 
 import numpy as np
+import pinocchio as pin
 
 from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
 from humanoid_balance.bench.results import Result
@@ -69,8 +70,8 @@ def jumps_in_a_row(count=JUMPS, robot=ROBOT, session=None):
                 return made, True, drift, pitch
             flying = not sample.sole_forces[:, 2].any()
             if aloft and not flying:
-                x, y, z, w = loop.signals.truth.base_quaternion
-                pitch = max(pitch, abs(math.asin(max(-1.0, min(1.0, 2.0 * (w * y - z * x))))))
+                attitude = pin.Quaternion(loop.signals.truth.base_quaternion).matrix()  # (x, y, z, w)
+                pitch = max(pitch, abs(pin.rpy.matrixToRpy(attitude)[1]))
             aloft = flying
         if k:
             made += 1

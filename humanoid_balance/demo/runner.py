@@ -10,13 +10,13 @@ a recorder node writes every topic of the graph, on the plant's clock, into a ro
 robot's /tf.
 """
 import gc
-import math
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+import pinocchio as pin
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PolygonStamped, Vector3Stamped, WrenchStamped
@@ -126,7 +126,8 @@ class Director(Node):
         position, attitude = message.pose.pose.position, message.pose.pose.orientation
         self.recording.add("base", self.now, position.z)
         self.recording.add("base_pose", self.now, position.x, position.y,
-                           math.asin(max(-1.0, min(1.0, 2.0 * (attitude.w * attitude.y - attitude.z * attitude.x)))))
+                           pin.rpy.matrixToRpy(pin.Quaternion(attitude.w, attitude.x, attitude.y,
+                                                              attitude.z).matrix())[1])
         while self.pending_pushes and self.now >= self.pending_pushes[0].time:
             self.push(self.pending_pushes.pop(0), message.header.stamp)
         while self.pending_jumps and self.now >= self.pending_jumps[0]:
