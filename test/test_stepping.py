@@ -45,7 +45,7 @@ def test_a_step_asked_for_lands_where_asked_and_the_robot_stands_on_both_feet(ro
     assert np.linalg.norm(sample.soles[1, :2] - start_soles[1, :2]) < LANDED  # the stance foot did not slide
     assert loop.balancer.stepping.taken == 1 and loop.balancer.stepping.phase == "standing"
     assert loop.balancer.stepping.cut_short == 0
-    assert loop.contacts == (True, True)
+    assert loop.loop.phases == (True, True)
     midpoint = (sample.soles[0, :2] + sample.soles[1, :2]) / 2
     assert np.linalg.norm(truth.com[:2] - midpoint) < 0.05  # on its way to the new midpoint, at 5 cm/s
 
@@ -61,7 +61,7 @@ def test_a_step_the_swing_leg_cannot_follow_is_cut_short_and_the_robot_stands():
     assert stepping.taken == 1 and stepping.cut_short == 1 and stepping.phase == "standing"
     assert loop.signals.command.status["steps cut short (the swing leg could not follow)"] == 1
     assert np.linalg.norm(sample.soles[0, :2] - (start_soles[0, :2] + STEP[:2])) > 0.05  # short of the target
-    assert loop.contacts == (True, True)
+    assert loop.loop.phases == (True, True)
     short = [limitation for limitation in loop.limitations if limitation.reference == "left_foot/step"]
     assert len(short) == 1, loop.limitations
     assert short[0].reason.startswith(LANDED_SHORT) and "left_hip_outer_actuator" in short[0].reason, short[0].reason
@@ -92,7 +92,7 @@ def test_a_lateral_push_that_tips_the_robot_is_caught_by_a_step():
     both feet again after at most two steps."""
     fell, moved, loop = pushed_and_watched("talos", "kinematic", (0.0, 35.0, 0.0), stepping=True)
     assert fell is None, f"fell at {fell:.2f} s"
-    assert 1 <= loop.balancer.stepping.taken <= 2 and loop.contacts == (True, True)
+    assert 1 <= loop.balancer.stepping.taken <= 2 and loop.loop.phases == (True, True)
     assert moved < 0.005  # [m] in the last 0.1 s
 
 
@@ -108,7 +108,7 @@ def test_a_push_from_the_front_the_feet_cannot_hold_is_caught_by_two_steps(robot
     assert fell is not None, "the feet alone hold this push: it does not test the steps"
     fell, moved, loop = pushed_and_watched(robot, "momentum", push, stepping=True)
     assert fell is None, f"fell at {fell:.2f} s"
-    assert 1 <= loop.balancer.stepping.taken <= 2 and loop.contacts == (True, True)
+    assert 1 <= loop.balancer.stepping.taken <= 2 and loop.loop.phases == (True, True)
     assert moved < 0.005  # [m] in the last 0.1 s
 
 
@@ -129,7 +129,7 @@ def test_a_foot_a_push_lifted_is_put_back_down_where_it_stood(mode, impulse):
         sample = loop.tick()
         assert not loop.fallen(sample), f"fell at {sample.time:.2f} s"
         drift = max(drift, np.linalg.norm(sample.soles[1, :2] - stood[:2]))
-    assert drift < 0.05 and abs(sample.soles[1, 2] - stood[2]) < 0.003 and loop.contacts == (True, True)
+    assert drift < 0.05 and abs(sample.soles[1, 2] - stood[2]) < 0.003 and loop.loop.phases == (True, True)
 
 
 def test_steps_the_robot_cannot_take_are_refused_with_the_reason():

@@ -1,8 +1,7 @@
 """The suite's cores in one Python loop around the embedded plant, without ROS (benchmark experiments 1–3, 5).
 
-Each control tick does what the four nodes do, in the same order and with the same classes:
-plant sensors → :class:`RobotStateEstimator` → :class:`ContactEstimator` (actuator forces) → :class:`Balancer`
-→ :class:`ActuatorMap` → plant drives. Leaving DDS out makes the loop deterministic and the physics the only
+Each control tick is one :meth:`BalanceLoop.cycle` (humanoid_balance.loop), the four nodes' stages in order, on the
+plant's sensors (contacts from actuator forces); its actuator command goes to the plant's drives. Leaving DDS out makes the loop deterministic and the physics the only
 thing measured; experiment 7 measures the same chain over DDS. Ground truth comes from the plant. Each tick
 advances the bench session's progress and, with ``bench --record``, is recorded as the nodes' messages
 (loop_recording.py). Units: SI.
@@ -14,16 +13,11 @@ from typing import NamedTuple
 import numpy as np
 
 from humanoid_balance.bench.session import Session
-from humanoid_balance.control.balancer import BALANCE_MODES, BalancerConfig, BalancerState, Foot, balance_controller
-from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.joint_trajectory import LimbTrajectory
-from humanoid_balance.control.zmp_com import ZmpComGains
-from humanoid_balance.estimation import ImuSample, RobotStateEstimator
-from humanoid_balance.estimation.contact_state import ContactEstimator
-from humanoid_balance.estimation.contact_wrench import CONTACT, UNKNOWN
-from humanoid_balance.mapping.actuator_map import ActuatorMap
-from humanoid_balance.model import ClosureError, SingularConfigurationError, load_robot
-from humanoid_balance.model.robot_config import check_robot_config, load_robot_config
+from humanoid_balance.estimation import ImuSample
+from humanoid_balance.loop import BalanceLoop, Observation, limb_sections
+from humanoid_balance.model import load_robot
+from humanoid_balance.model.robot_config import load_robot_config
 from humanoid_balance.resources import DEFAULT_ROBOT, robot_config_file
 from humanoid_balance.sim import Simulation
 from humanoid_balance.sim.perturbation import NOMINAL
@@ -97,42 +91,21 @@ class ClosedLoop:
                  reference=None, period=0.002, cartesian_limbs=(), perturbation=NOMINAL, session=None, **config):
         self.config = robot
         self.sim = Simulation.from_config(robot, reference=reference or {}, perturbation=perturbation)
-        self.robot = load_robot(robot.urdf_file, robot.loops, floating_base=True)
-        check_robot_config(robot, self.robot)
-        fixed_base = load_robot(robot.urdf_file, robot.loops)
+        self.loop = BalanceLoop.from_config(robot, mode, limb_sections(robot, cartesian_limbs) if arms else (),
+                                            impedance=impedance, compliance_compensation=compliance_compensation,
+                                            sample_rate=1.0 / period, **config)
+        self.robot = self.loop.robot
         self.soles = robot.soles
-        self.estimator = RobotStateEstimator(fixed_base, self.soles)
-        self.contact = ContactEstimator(self.robot, self.soles, mode="actuator_forces", sample_rate=1.0 / period,
-                                        cutoff=robot.cutoff_frequency,
-                                        rectangles=robot.sole_rectangles or None, imu_frame=robot.imu_frame or None)
-        self.contacts = None  # the feet's contact phases of the last tick, for the base estimate (None: none yet)
-        self.lifted = None    # the feet the balancer's last command lifted, for the contact estimate (None: none)
-        feet = tuple(Foot(name, sole, robot.leg_joints[name], robot.rectangle(k))
-                     for k, (name, sole) in enumerate(zip(robot.feet, robot.soles)))
-        sections = [Section(limb, robot.limb_joints[limb], robot.limb_end_frames[limb],
-                            C_BUSY if limb in cartesian_limbs else J_BUSY)
-                    for limb in (robot.busy_limbs if arms else ())]
-        config.setdefault("zmp_com", ZmpComGains(np.full(2, robot.k_p), np.full(2, robot.k_c)))
-        config.setdefault("support_margin", robot.support_margin)
-        self.balancer = balance_controller(self.robot, BalancerConfig(mode=mode, feet=feet, **config), sections)
-        if compliance_compensation is None:
-            compliance_compensation = BALANCE_MODES[mode].compliance_compensation
-        self.mapper = ActuatorMap(self.robot, impedance=(robot.impedance_stiffness, robot.impedance_damping)
-                                  if impedance else None,
-                                  drive_compliance=(robot.drive_stiffness, robot.drive_damping)
-                                  if compliance_compensation else None)
         self.impedance = impedance
         self.period = period
         self.steps = max(1, round(period / self.sim.model.opt.timestep))
         self.actuated = list(self.robot.actuated_names)
         self.to_plant = np.array([self.actuated.index(name) for name in self.sim.actuators])
-        self.com_reference = None
-        self.trajectories = {}    # busy limb → the LimbTrajectory it follows (:meth:`follow`)
-        self.poses = {}           # C-busy limb → its target pose (pin.SE3, world frame)
-        self.refusals = 0         # commands the mapper could not realise
+        self.com_reference = None  # the CoM of the first tick, world [m]: com_offset moves the reference from it
+        self.poses = {}            # C-busy limb → its target pose (pin.SE3, world frame)
         self.start_height = self.sim.ground_truth().base_position[2]
         self.base_body = robot.base_frame or self.robot.root_link  # where pushes land
-        self.signals = None       # the last tick's Signals
+        self.signals = None        # the last tick's Signals
         self.session = run = session or Session()
         run.progress.begin_run()
         path = run.recording_path(f"{mode}_{'impedance' if impedance else 'position'}")
@@ -144,6 +117,16 @@ class ClosedLoop:
                 "recorded_by": f"humanoid-balance bench {run.experiment}", "robot": Path(robot.urdf_file).stem,
                 "mode": mode, "plant": "closed loop in one Python loop, lockstep"}))
 
+    @property
+    def balancer(self):
+        """The balance mode's controller (it changes with the mode)."""
+        return self.loop.balance.controller
+
+    @property
+    def refusals(self):
+        """Commands the mapper could not realise."""
+        return self.loop.mapping.refusals
+
     def push(self, force, duration, body=None):
         """Push ``body`` (default: the base) with a world-frame ``force`` [N] for ``duration`` [s]."""
         body = body or self.base_body
@@ -154,36 +137,26 @@ class ClosedLoop:
     def follow(self, limb, times, velocities, start=None):
         """Have a busy limb follow joint ``velocities`` (k, n) [rad/s] at ``times`` (k,) [s] from ``start`` [s of
         simulated time; default: now], as balance/<limb>/trajectory does through the nodes."""
-        self.trajectories[limb] = LimbTrajectory(self.sim.time if start is None else start, np.asarray(times, float),
-                                                 velocities=np.asarray(velocities, float))
+        self.loop.balance.trajectories[limb] = LimbTrajectory(self.sim.time if start is None else start,
+                                                              np.asarray(times, float),
+                                                              velocities=np.asarray(velocities, float))
 
     def tick(self, com_offset=(0.0, 0.0, 0.0)):
         """Step the plant one control period, run the suite on its sensors, send the command; returns a
         :class:`Sample`. ``com_offset``: added to the CoM reference, which is the CoM of the first tick [m]."""
-        sim = self.sim
+        sim, balance = self.sim, self.loop.balance
         sim.step(self.steps)
         position, velocity, effort = sim.joint_states(self.actuated)
         quaternion, gyro, accelerometer = sim.imu()
-        state = self.estimator.update(position, velocity, sim.time, ImuSample(quaternion, gyro, accelerometer),
-                                      self.contacts)
-        base = state.base
-        q = np.r_[base.position, base.quaternion_xyzw, state.q]
-        v = np.r_[base.rotation.T @ base.linear_velocity, base.angular_velocity, state.v]
-        contact = self.contact.update(q, actuator_efforts=effort, time=sim.time, specific_force=accelerometer,
-                                      lifted=self.lifted)
+        if self.com_reference is not None:
+            balance.com_reference = self.com_reference + com_offset
+        balance.poses = self.poses
+        cycle = self.loop.cycle(Observation(sim.time, position, velocity, ImuSample(quaternion, gyro, accelerometer),
+                                            effort), self.period)
         if self.com_reference is None:
-            self.com_reference = self.balancer.centroidal.com(q)
-        contacts = tuple(foot.state == CONTACT for foot in contact.feet)
-        self.contacts = None if any(foot.state == UNKNOWN for foot in contact.feet) else contacts
-        command = self.balancer.update(BalancerState(q, v, contacts, contact.zmp, self.com_reference + com_offset,
-                                                     self.trajectories, self.poses, sim.time), self.period)
-        self.lifted = command.lifted or None
-        try:
-            actuators = self.mapper.update(command.position, command.velocity, command.effort)
-        except (ClosureError, SingularConfigurationError):  # as the mapper node: keep the last safe command
-            self.refusals += 1
-            actuators = None
-        else:
+            self.com_reference = balance.com_reference.copy()
+        actuators = None if cycle.mapped.refused else cycle.mapped.command
+        if actuators is not None:
             if self.impedance:
                 sim.set_impedance_command(*(values[self.to_plant] for values in
                                             (actuators.position, actuators.velocity, actuators.effort,
@@ -191,15 +164,16 @@ class ClosedLoop:
             else:
                 sim.set_command("position", actuators.position[self.to_plant])
         truth = sim.ground_truth()
-        self.signals = Signals(sim.time, (position, velocity, effort), (quaternion, gyro), state, contact, command,
-                               actuators, truth)
+        contact = cycle.contact
+        self.signals = Signals(sim.time, (position, velocity, effort), (quaternion, gyro), cycle.state, contact,
+                               cycle.command, actuators, truth)
         self.session.progress.update(sim.time)
         if self.recording is not None:
             self.recording.write(self.signals)
         wrenches = np.array([np.full(6, np.nan) if foot.wrench is None else foot.wrench for foot in contact.feet])
         return Sample(sim.time, truth.com, float(truth.base_position[2]), sim.data.xpos[sim.sole_bodies].copy(),
                       truth.sole_forces, truth.zmp, np.full(3, np.nan) if contact.zmp is None else contact.zmp,
-                      wrenches, q, effort)
+                      wrenches, cycle.q, effort)
 
     def fallen(self, sample):
         return sample.base_height < self.start_height - FALL_DROP

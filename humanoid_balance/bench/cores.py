@@ -65,36 +65,40 @@ def recorded_inputs(samples, robot=ROBOT, session=None):
     and dancing its arms, so that every core is timed on the inputs it really sees. Returns (loop, inputs)."""
     loop = ClosedLoop(robot_config(robot), mode="kinematic", arms=True, session=session)
     inputs = {name: [] for name in BUDGETS}
-    for name, owner, method in (("state estimator update", loop.estimator, "update"),
-                                ("contact estimate (actuator forces)", loop.contact, "update"),
-                                ("balancer update, kinematic mode", loop.balancer, "update"),
-                                ("mapper update", loop.mapper, "update")):
-        core = getattr(owner, method)
+    owners = stage_cores(loop)
+    trajectories = loop.loop.balance.trajectories
+    for name, owner in owners.items():
+        core = owner.update
 
         def recording(*arguments, core=core, calls=inputs[name], **keywords):
-            kept = {id(loop.trajectories): loop.trajectories}  # the trajectories stay the same objects, as in a node:
+            kept = {id(trajectories): trajectories}  # the trajectories stay the same objects, as in a node:
             calls.append((copy.deepcopy(arguments, dict(kept)), copy.deepcopy(keywords, dict(kept))))  # not new ones
             return core(*arguments, **keywords)
-        setattr(owner, method, recording)
+        owner.update = recording
     times = np.arange(samples + WARM_UP_TICKS) * loop.period
     for name in loop.config.busy_limbs:
         loop.follow(name, times, np.outer(0.4 * np.cos(2 * np.pi * times), np.ones(len(loop.config.limb_joints[name]))))
     for t in times:
         loop.tick(com_offset=(0.0, 0.02 * np.sin(np.pi * t), 0.0))
-    for owner in (loop.estimator, loop.contact, loop.balancer, loop.mapper):
+    for owner in owners.values():
         del owner.update  # the recording wrappers were instance attributes
     return loop, {name: calls[-samples:] for name, calls in inputs.items()}
+
+
+def stage_cores(loop):
+    """Each timed core of a ClosedLoop's BalanceLoop by its row's name: the stages' computations."""
+    stages = loop.loop
+    return {"state estimator update": stages.estimator, "contact estimate (actuator forces)": stages.contact,
+            "balancer update, kinematic mode": stages.balance.controller, "mapper update": stages.mapping.map}
 
 
 def run(smoke=False, robot=ROBOT, session=None):
     samples = SMOKE_SAMPLES if smoke else SAMPLES
     loop, inputs = recorded_inputs(samples, robot, session)
-    cores = {"state estimator update": ("estimator", loop.estimator.update, loop.estimator.robot),
-             "contact estimate (actuator forces)": ("contact", loop.contact.update, loop.robot),
-             "balancer update, kinematic mode": ("balancer", loop.balancer.update, loop.robot),
-             "mapper update": ("mapper", loop.mapper.update, loop.robot)}
+    labels = dict(zip(BUDGETS, ("estimator", "contact", "balancer", "mapper")))
     rows, waited = [], []
-    for name, (label, core, robot) in cores.items():
+    for name, owner in stage_cores(loop).items():
+        label, core, robot = labels[name], owner.update, owner.robot
         def call(arguments, keywords, core=core):
             return core(*arguments, **keywords)
         median, ratio = crba_ratio(call, inputs[name], robot.model, robot.reference_q)

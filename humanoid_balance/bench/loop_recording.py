@@ -144,7 +144,7 @@ class LoopRecorder:
             polygon = PolygonStamped()
             polygon.header.stamp, polygon.header.frame_id = stamp, ODOM
             polygon.polygon.points = [Point32(x=float(x), y=float(y), z=float(z))
-                                      for x, y, z in self.loop.contact.support_polygon(contact)]
+                                      for x, y, z in self.loop.loop.contact.support_polygon(contact)]
             write("/support_polygon", polygon)
             write("/balance/com", point_message(stamp, ODOM, command.com))
             for foot, sole, wrench in zip(self.feet, self.soles, command.wrenches):

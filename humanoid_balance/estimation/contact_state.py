@@ -50,6 +50,12 @@ class ContactEstimate(NamedTuple):
     ground: float                     # height of the ground plane: the mean sole height of the feet in contact [m]
     normal_force: float               # total f_z of the known feet [N]
 
+    def phases(self):
+        """Per foot, whether it is in contact, if every foot's phase is known; None otherwise (the state estimator
+        then takes the lowest soles)."""
+        states = [foot.state for foot in self.feet]
+        return None if UNKNOWN in states else tuple(state == CONTACT for state in states)
+
 
 SUPPORT_CUTOFF = 20.0
 """Low-pass cutoff of the CoM's specific force [Hz]: fast enough to see a flight of a few hundred ms, slow enough

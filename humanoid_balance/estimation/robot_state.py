@@ -15,7 +15,7 @@ from humanoid_balance.estimation.passive_state import PassiveStateEstimator
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.continuation import close_loops
 
-__all__ = ["RobotState", "RobotStateEstimator", "ImuSample"]
+__all__ = ["RobotState", "RobotStateEstimator", "ImuSample", "floating_state"]
 
 
 class ImuSample(NamedTuple):
@@ -27,11 +27,31 @@ class ImuSample(NamedTuple):
 LEVEL_IMU = ImuSample(np.array([0.0, 0.0, 0.0, 1.0]), np.zeros(3))
 
 
+def floating_state(base_pose, base_twist, q, v):
+    """The floating-base configuration and velocity of a floating-base RobotModel: ``base_pose`` (position, quaternion
+    xyzw) (7,) [m], ``base_twist`` (linear, angular) in the base frame (6,) [m/s, rad/s] — an odom message's pose
+    and twist (REP-105) — and every joint's ``q``, ``v`` (robot.joint_names order; ``v`` None: at rest)."""
+    return np.concatenate([base_pose, q]), np.concatenate([base_twist, np.zeros(len(q)) if v is None else v])
+
+
 class RobotState(NamedTuple):
     q: np.ndarray           # every joint, robot.joint_names order [rad or m]
     v: np.ndarray           # every joint velocity [rad/s or m/s]
     base: object            # floating_base.BaseEstimate
     residual_norm: float    # ‖e_l‖ of the loop equations [m, rad]
+
+    def base_pose(self):
+        """Position and quaternion xyzw of the base (7,) [m]: odom's pose."""
+        return np.concatenate([self.base.position, self.base.quaternion_xyzw])
+
+    def base_twist(self):
+        """Linear and angular velocity of the base in the base frame (6,) [m/s, rad/s]: odom's twist."""
+        base = self.base
+        return np.concatenate([base.rotation.T @ base.linear_velocity, base.angular_velocity])
+
+    def floating(self):
+        """(q, v) of the floating-base model (:func:`floating_state`)."""
+        return floating_state(self.base_pose(), self.base_twist(), self.q, self.v)
 
 
 class RobotStateEstimator:
