@@ -48,8 +48,8 @@ class Cycle(NamedTuple):
     q: np.ndarray     # the floating-base configuration the tick computed on
     v: np.ndarray     # ... and velocity (base twist in the base frame)
     contact: object   # the ContactEstimate (contact/<foot>/*, zmp)
-    command: object   # the balancer's JointCommand (balance/joint_command, balance/*)
-    mapped: object    # the MappingStage's Mapped actuator command (actuator_commands)
+    command: object   # the balancer's JointCommand (balance/joint_command, balance/*); None without a balance stage
+    mapped: object    # the MappingStage's Mapped actuator command (actuator_commands); None without a mapping stage
 
 
 def balance_feet(robot_config):
@@ -71,8 +71,8 @@ class BalanceLoop:
     Args:
         estimator: the RobotStateEstimator (fixed-base model).
         contact: the ContactEstimator (floating-base model).
-        balance: the BalanceStage.
-        mapping: the MappingStage.
+        balance: the BalanceStage (None: the loop estimates only).
+        mapping: the MappingStage (None: the loop stops at the joint command).
     """
 
     def __init__(self, estimator, contact, balance, mapping):
@@ -122,9 +122,12 @@ class BalanceLoop:
                                       specific_force=observation.imu.specific_force, lifted=self.lifted)
         self.phases = contact.phases()
         balance = self.balance
+        if balance is None:  # estimation only (balance_stack while its balancer is inactive)
+            return Cycle(state, q, v, contact, None, None)
         for foot, estimate in enumerate(contact.feet):
             balance.observe_phase(foot, estimate.state)
         command = balance.update(q, v, observation.time, contact.zmp, dt)
         self.lifted = command.lifted or None
-        mapped = self.mapping.update(command.position, command.velocity, command.effort)
+        mapped = None if self.mapping is None else self.mapping.update(command.position, command.velocity,
+                                                                       command.effort)
         return Cycle(state, q, v, contact, command, mapped)

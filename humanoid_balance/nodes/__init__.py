@@ -3,7 +3,7 @@
 What they share, one concept per module: ``qos`` (the QoS profiles), ``parameters`` (descriptors, the robot
 configuration's parameters), ``stamp_policy`` (input stamps, on plain numbers), ``input_guard`` (guarded callbacks,
 rejections, the latest inputs), ``diagnostics`` (/diagnostics), ``entry`` (the console entry point and its
-executor), ``intra_process`` (balance_stack's in-process topics), ``messages`` (conversions).
+executor), ``composition`` (balance_stack: the four nodes' stages as one loop), ``output_topic`` (publishing only to someone), ``messages`` (conversions).
 
 The console scripts enter through the functions here. They import their node's module only once they run, after
 taking SIGINT and SIGTERM over, so that Ctrl-C or a SIGTERM at any moment of a node's start-up, its imports

@@ -44,15 +44,16 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
-from humanoid_balance.control.balancer import (BALANCE_MODES, MODES, BalancerConfig, BalancerState, Foot, Refused,
-                                               balance_controller, change_mode)
+from humanoid_balance.control.balancer import BALANCE_MODES, MODES, BalancerConfig, Refused
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.joint_limits import LimitStatus
 from humanoid_balance.control.joint_trajectory import Unfollowable
 from humanoid_balance.control.limb_motion import OutOfReach
 from humanoid_balance.control.momentum_balance import QpStatus
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
+from humanoid_balance.loop import BalanceStage, NoContact, balance_feet
 from humanoid_balance.model import ModelError, load_robot
+from humanoid_balance.estimation.robot_state import floating_state
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.diagnostics import Diagnostics
 from humanoid_balance.nodes.entry import autostarted, run
@@ -89,7 +90,7 @@ STEP_PARAMETERS = {  # the steps (control/stepping.py); defaults: BalancerConfig
 class CentroidalBalancerNode(LifecycleNode):
     def __init__(self, hub=None, **node_options):
         super().__init__("centroidal_balancer", **node_options)
-        self.hub = hub  # the process's IntraProcess hub (balance_stack), None: every topic over DDS
+        self.hub = hub  # balance_stack's Composition (nodes/composition.py), None: every topic over DDS
         self.robot_config = declare_robot(self)
         self.declare_parameter("mode", "kinematic", describe(f"controller: {' | '.join(MODES)}"))
         self.cartesian_limbs = [name for name in declare_robot_parameter(self, "cartesian_limbs") if name]  # read-only
@@ -113,7 +114,7 @@ class CentroidalBalancerNode(LifecycleNode):
             f"contact phases from: {' | '.join(CONTACT_PHASES)} (contact/<foot>/state or the f_z of "
             "contact/<foot>/wrench above f_min)", True))
         self.declare_parameter("autostart", True, describe("configure and activate at start-up", True))
-        self.core = None
+        self.stage = None  # the BalanceStage (humanoid_balance.loop), once configured
         self.configuration_error = None  # why the last configuration was refused
         self.last_q = None
         self.guard = InputGuard(self, "estimated_joint_states")
@@ -126,8 +127,7 @@ class CentroidalBalancerNode(LifecycleNode):
             robot_config = self.robot_config
             self.robot = load_robot(robot_config.urdf_file, robot_config.loops, floating_base=True)
             check_robot_config(robot_config, self.robot, "centroidal_balancer parameters")
-            feet = [Foot(name, sole, robot_config.leg_joints[name], robot_config.rectangle(k))
-                    for k, (name, sole) in enumerate(zip(robot_config.feet, robot_config.soles))]
+            feet = balance_feet(robot_config)
             self.limbs = list(robot_config.busy_limbs)
             self.extra = [Section(name, robot_config.limb_joints[name], robot_config.limb_end_frames[name], J_BUSY)
                           for name in self.limbs]
@@ -136,7 +136,7 @@ class CentroidalBalancerNode(LifecycleNode):
                            for name in self.cartesian_limbs]
             if not value("max_tracking_error") > 0.0:
                 raise ValueError(f"parameter 'max_tracking_error' must be > 0, got {value('max_tracking_error')}")
-            config = BalancerConfig(mode=value("mode"), feet=tuple(feet),
+            config = BalancerConfig(mode=value("mode"), feet=feet,
                                          zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))),
                                          max_tracking_error=float(value("max_tracking_error")),
                                          limit_margin=float(value("limit_margin")),
@@ -146,7 +146,7 @@ class CentroidalBalancerNode(LifecycleNode):
             if value("contact_phases") not in CONTACT_PHASES:
                 raise ValueError(f"parameter 'contact_phases': '{value('contact_phases')}' is not one of "
                                  f"{', '.join(CONTACT_PHASES)}")
-            self.core = balance_controller(self.robot, config, self.extra)
+            self.stage = BalanceStage(self.robot, config, self.extra)
             self.core.check(self.robot.reference_q)
         except (ModelError, ValueError) as error:
             self.configuration_error = str(error)
@@ -163,12 +163,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.latest = {"odom": None}
         self.zmp = LatestInput(self, self.input_timeout)  # the last good zmp [m]
         self.zmp_fresh = False
-        self.phases = {foot.name: None for foot in feet}  # in contact, from the last contact/<foot>/state or wrench
-        self.com_reference = None
-        self.trajectories = {}
-        self.poses = {}
-        self.last_input_time = None
-        self.holding = False
+        self.last_input_stamp = None
         self.status = {}
         self.reported_restarts = 0  # the core's restarts from the measured posture at the last diagnostics
         self.wrenches = np.zeros((len(feet), 6))
@@ -176,13 +171,13 @@ class CentroidalBalancerNode(LifecycleNode):
         subscribe(self, Odometry, "odom", self.on_odom, LATEST_QOS)
         subscribe(self, PointStamped, "zmp", self.on_zmp, LATEST_QOS)
         subscribe(self, PointStamped, "balance/com_reference", self.on_com_reference, RELIABLE_QOS)
-        for foot in feet:
+        for k, foot in enumerate(feet):
             if value("contact_phases") == "state":
                 subscribe(self, Int8, f"contact/{foot.name}/state",
-                          lambda message, name=foot.name: self.on_contact_state(name, message), CHANGES_QOS)
+                          lambda message, k=k: self.on_contact_state(k, message), CHANGES_QOS)
             else:
                 subscribe(self, WrenchStamped, f"contact/{foot.name}/wrench",
-                          lambda message, name=foot.name: self.on_wrench(name, message), LATEST_QOS)
+                          lambda message, k=k: self.on_wrench(k, message), LATEST_QOS)
         for limb in self.limbs:
             subscribe(self, JointTrajectory, f"balance/{limb}/trajectory",
                       lambda message, limb=limb: self.on_trajectory(limb, message), RELIABLE_QOS)
@@ -207,9 +202,19 @@ class CentroidalBalancerNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def on_activate(self, state):
-        if self.core is not None:
-            self.core.position_command = None  # restart from the measured posture
+        if self.stage is not None:
+            self.stage.restart()  # from the measured posture
         return super().on_activate(state)
+
+    @property
+    def core(self):
+        """The balance mode's controller (None before the configuration)."""
+        return None if self.stage is None else self.stage.controller
+
+    @property
+    def last_input_time(self):
+        """Stamp of the last state the balance computed on [s] (None: none yet)."""
+        return None if self.stage is None else self.stage.last_time
 
     def limb_parameter(self, name, default):
         if not self.has_parameter(name):
@@ -219,20 +224,17 @@ class CentroidalBalancerNode(LifecycleNode):
     def on_set_parameters(self, parameters):
         """Refuse gain changes that break the stability conditions (Choi–Kim eqs. 25, 31) and a mode change the robot
         cannot make now (control.balancer.change_mode), with the reason; a new mode starts from the measured posture."""
-        if self.core is None:
+        if self.stage is None:
             return SetParametersResult(successful=True)
         values = {p.name: p.value for p in parameters}
         gains = self.core.config.zmp_com
         gains = ZmpComGains(np.full(2, values.get("k_p", gains.k_p[0])), np.full(2, values.get("k_c", gains.k_c[0])))
         try:
-            core = change_mode(self.core, values.get("mode", self.core.mode))  # a new mode: a new controller
-            core.check(self.last_q if self.last_q is not None else self.robot.reference_q, gains)
+            self.stage.change_mode(values.get("mode", self.core.mode), gains, self.last_q)
         except (GainError, Refused, ValueError) as error:
             if isinstance(error, Refused):
                 self.limitations.refused("mode", str(error))
             return SetParametersResult(successful=False, reason=str(error))
-        core.retune(gains)
-        self.core = core
         self.input_timeout = self.zmp.timeout = values.get("input_timeout", self.input_timeout)
         self.world_frame = values.get("world_frame", self.world_frame)
         if "display_rate" in values:
@@ -257,14 +259,12 @@ class CentroidalBalancerNode(LifecycleNode):
     def on_com_reference(self, message):
         check_frame(message.header, self.world_frame, "balance/com_reference")
         point = finite(vector_values(message.point), "balance/com_reference", "point")
-        self.refuse_without_contact("balance/com_reference")
-        self.com_reference = point
+        self.requested("balance/com_reference", self.stage.set_com_reference, point)
 
     def on_contact_state(self, foot, message):
         """contact/<foot>/state: CONTACT or AERIAL set the foot's phase; UNKNOWN (a silent sensor) keeps it."""
-        phase = contact_phase(message, f"contact/{foot}/state")
-        if phase is not None:
-            self.phases[foot] = phase
+        contact_phase(message, f"contact/{self.feet[foot].name}/state")
+        self.stage.observe_phase(foot, message.data)
 
     def on_trajectory(self, limb, message):
         """balance/<limb>/trajectory, taken up at the control's now (the last state's stamp; a zero stamp: from then)
@@ -274,48 +274,44 @@ class CentroidalBalancerNode(LifecycleNode):
             self.get_clock().now().nanoseconds * 1e-9
         trajectory = read_limb_trajectory(message, topic, self.robot_config.limb_joints[limb], now)
         try:
-            self.core.check_trajectory(limb, trajectory, now)
+            self.requested(topic, self.stage.follow, limb, trajectory, now)
         except Unfollowable as error:
             raise RejectedMessage(error.reason, f"{topic}: {error}") from None
-        self.refuse_without_contact(topic)
-        self.trajectories[limb] = trajectory
 
     def on_wrench(self, foot, message):
-        normal_force = finite([message.wrench.force.z], f"contact/{foot}/wrench", "force")[0]
-        self.phases[foot] = bool(normal_force > self.core.config.f_min)
-
-    def in_contact(self, foot):
-        """The foot's last contact phase (``contact_phases``); in contact until one arrives."""
-        return self.phases[foot] is not False
+        normal_force = finite([message.wrench.force.z], f"contact/{self.feet[foot].name}/wrench", "force")[0]
+        self.stage.observe_normal_force(foot, normal_force)
 
     def on_pose(self, limb, message):
         topic = f"balance/{limb}/pose"
         placement = pose_placement(message, self.world_frame, topic)
         try:
-            self.core.check_pose(limb, placement.translation)
+            self.requested(topic, self.stage.reach, limb, placement)
         except OutOfReach as error:
             raise RejectedMessage("out_of_reach", f"{topic}: {error}") from None
-        self.refuse_without_contact(topic)
-        self.poses[limb] = placement
 
     def on_step(self, foot, message):
         """balance/<foot>/step: the sole's landing pose (world frame; its height and tilt are the floor's)."""
         topic = f"balance/{foot}/step"
         try:
-            self.core.request_step(foot, pose_placement(message, self.world_frame, topic))
+            self.stage.request_step(foot, pose_placement(message, self.world_frame, topic))
         except Refused as error:
             self.limitations.refused(topic, str(error))
 
-    def refuse_without_contact(self, topic):
-        """RejectedMessage('no_contact') while no foot is on the ground: nothing can be balanced towards then."""
-        if self.core.supported is False:
-            raise RejectedMessage("no_contact", f"{topic}: refused, no foot is in contact")
+    @staticmethod
+    def requested(topic, request, *arguments):
+        """``request(*arguments, what=topic)`` of the stage, RejectedMessage('no_contact') while no foot is on the
+        ground: nothing can be balanced towards then."""
+        try:
+            request(*arguments, what=topic)
+        except NoContact as error:
+            raise RejectedMessage("no_contact", str(error)) from None
 
     def on_jump(self, request, response):
         try:
-            if self.core is None:
+            if self.stage is None:
                 raise Refused("not configured")
-            self.core.jump()
+            self.stage.jump()
         except Refused as error:
             self.limitations.refused("jump", str(error))
             response.success, response.message = False, f"jump refused: {error}"
@@ -329,29 +325,26 @@ class CentroidalBalancerNode(LifecycleNode):
         positions, velocities, _, _ = self.joints.read(message)
         if self.latest["odom"] is None:
             return
-        pose, twist = self.latest["odom"]
-        q = np.concatenate([pose, positions])
-        v = np.concatenate([twist, np.zeros(len(positions)) if velocities is None else velocities])
-        self.last_q = q
-        dt = 0.0 if self.last_input_time is None else float(np.clip(time - self.last_input_time, 0.0, 0.05))
-        self.last_input_time, self.last_input_stamp = time, message.header.stamp
+        q, v = floating_state(*self.latest["odom"], positions, velocities)
         zmp = self.zmp.fresh()
-        self.zmp_fresh = zmp is not None
-        if self.com_reference is None:
-            self.com_reference = self.core.kinematics.update(q).com.copy()
-        state = BalancerState(q, v, tuple(self.in_contact(f.name) for f in self.feet), zmp, self.com_reference,
-                              self.trajectories, self.poses, time)
-        if self.holding:
-            self.core.hold(state)
-            self.holding = False
         timing.lap()
-        command = self.core.update(state, dt)
+        command = self.stage.update(q, v, time, zmp)
+        timing.lap()
+        self.adopt(message.header.stamp, time, q, zmp, command)
+        timing.lap()
+
+    def adopt(self, stamp, time, q, zmp, command):
+        """The tick's JointCommand for the state ``q`` stamped ``stamp`` (``time`` [s]) with the measured ``zmp``
+        (None: none fresh): published, its limitations and figures kept for diagnostics."""
+        self.last_q = q
+        self.last_input_stamp = stamp
+        self.zmp_fresh = zmp is not None
+        if zmp is not None and self.hub is not None:  # balance_stack: the cycle's zmp, for the ZMP margin
+            self.zmp.set(zmp)
         self.status = command.status
         self.limitations.update(command.limitations)
         self.wrenches = command.wrenches
-        timing.lap()
-        self.publish(message.header.stamp, command, self.display.due(time))
-        timing.lap()
+        self.publish(stamp, command, self.display.due(time))
         self.rate.tick()
 
     def check_inputs(self):
@@ -360,11 +353,9 @@ class CentroidalBalancerNode(LifecycleNode):
             return
         age = self.guard.input_age()  # of the last good estimated_joint_states
         if age is not None and age > self.input_timeout:
-            self.holding = True
             zeros = np.zeros(len(self.robot.output_names))
             # stamped as the state it holds, so never ahead of the next real command's stamp (the mapper checks)
-            self.command_publisher.publish(self.commands.fill(self.last_input_stamp, self.core.position_command,
-                                                              zeros, zeros))
+            self.command_publisher.publish(self.commands.fill(self.last_input_stamp, self.stage.hold(), zeros, zeros))
 
     # -- outputs --------------------------------------------------------------------------------------
     def publish(self, stamp, command, display):
@@ -413,17 +404,17 @@ class CentroidalBalancerNode(LifecycleNode):
     def publish_diagnostics(self):
         values = {"update rate [Hz]": self.rate.hz, **self.status,
                   "ZMP margin [m]": self.core.zmp_margin(self.zmp.value)}
-        for foot, wrench in zip(self.feet, self.wrenches):
+        for k, (foot, wrench) in enumerate(zip(self.feet, self.wrenches)):
             values[f"{foot.name} desired normal force [N]"] = float(wrench[2])
             values[f"{foot.name} contact phase"] = {True: "contact", False: "aerial", None: "none received: assumed"}[
-                self.phases[foot.name]]
+                self.stage.phases[k]]
         values.update(self.limitations.figures())
         values.update(self.timing.figures())
         values.update(self.guard.figures())
         if self.last_input_time is None:
             self.diagnostics.publish("WARN", f"waiting for {self.resolve_topic_name('estimated_joint_states')} and "
                                      f"{self.resolve_topic_name('odom')}", values)
-        elif self.holding:
+        elif self.stage.holding:
             self.diagnostics.publish("WARN", "inputs stale: holding posture", values)
         elif not self.zmp_fresh:  # the kinematic mode's ZMP/CoM control (eq. 24) holds without it
             consequence = "holding posture" if BALANCE_MODES[self.core.mode].needs_zmp else "no ZMP margin"

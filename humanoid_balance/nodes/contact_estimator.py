@@ -55,7 +55,7 @@ def force_range(text, high=1e5):
 class ContactEstimatorNode(Node):
     def __init__(self, hub=None, **node_options):
         super().__init__("contact_estimator", **node_options)
-        self.hub = hub  # the process's IntraProcess hub (balance_stack), None: every topic over DDS
+        self.hub = hub  # balance_stack's Composition (nodes/composition.py), None: every topic over DDS
         config = declare_robot(self)
         mode = self.declare_parameter("mode", FT_SENSORS,
                                       describe(f"'{FT_SENSORS}' or '{ACTUATOR_FORCES}'", True)).value
@@ -171,10 +171,14 @@ class ContactEstimatorNode(Node):
         else:
             result = self.core.update(q, sensor_wrenches=[self.sensor[foot].fresh() for foot in self.feet],
                                       time=time, lifted=lifted)
+        timing.lap()
+        self.adopt(message.header.stamp, time, result)
+        timing.lap()
+
+    def adopt(self, stamp, time, result):
+        """The tick's ContactEstimate, stamped ``stamp`` (``time`` [s]): published, kept for diagnostics."""
         self.last = result
-        timing.lap()
-        self.publish(message.header.stamp, result, self.display.due(time))
-        timing.lap()
+        self.publish(stamp, result, self.display.due(time))
         self.rate.tick()
 
     def publish(self, stamp, result, display):

@@ -12,7 +12,7 @@ from rclpy.lifecycle import TransitionCallbackReturn
 
 from humanoid_balance.model.errors import ModelError
 from humanoid_balance.nodes import shutdown_requested
-from humanoid_balance.nodes.intra_process import IntraProcess
+from humanoid_balance.nodes.composition import Composition
 from humanoid_balance.nodes.parameters import describe
 
 __all__ = ["EXECUTORS", "USER_MISTAKES", "autostarted", "run"]
@@ -45,7 +45,7 @@ USER_MISTAKES = (ModelError, ValueError, OSError, ParameterException, NameValida
 
 def run(node_factories, name, args=None):
     """Console entry point: build the node (or, given a list of factories, the nodes, composed in one process on one
-    executor, their topics between them in-process: :mod:`humanoid_balance.nodes.intra_process`) and spin until
+    executor, their stages run as one loop: :mod:`humanoid_balance.nodes.composition`) and spin until
     Ctrl-C or shutdown; exit 0.
 
     The executor is the first node's ``executor`` parameter (:data:`EXECUTORS`). A robot model, file or parameter
@@ -61,7 +61,7 @@ def run(node_factories, name, args=None):
         rclpy.init(args=args)
         if shutdown_requested():  # a signal arrived before rclpy's handler was installed
             return 0
-        hub = IntraProcess() if len(factories) > 1 else None
+        hub = Composition() if len(factories) > 1 else None
         try:
             for factory in factories:  # composed: each node is handed the hub
                 nodes.append(factory() if hub is None else factory(hub=hub))
@@ -83,8 +83,6 @@ def run(node_factories, name, args=None):
         while rclpy.ok():
             try:
                 executor.spin_once(timeout_sec=0.5)  # (the EventsExecutor's own spin() busy-waits in this rclpy)
-                if hub is not None:
-                    hub.drain()
             except RuntimeError as error:
                 if not rclpy.ok():
                     break

@@ -1,7 +1,7 @@
 """Guarded inputs: callbacks that reject bad input (counted by reason, logged at a limited rate, the last good state
 kept), the stamp policy applied per topic (:mod:`humanoid_balance.nodes.stamp_policy`), the latest values of
-inputs, and the node's subscriptions, publishers and timers wired through them (in balance_stack, in-process:
-:mod:`humanoid_balance.nodes.intra_process`)."""
+inputs, and the node's subscriptions, publishers and timers wired through them (in balance_stack, the inputs another
+node of the stack publishes are handed over by its cycle: :mod:`humanoid_balance.nodes.composition`)."""
 import collections
 import math
 import time
@@ -10,12 +10,13 @@ from collections import Counter
 from rclpy.lifecycle import LifecycleNode
 
 from humanoid_balance.nodes.diagnostics import rejected_key
-from humanoid_balance.nodes.intra_process import OutputTopic
+from humanoid_balance.nodes.output_topic import OutputTopic
 from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 from humanoid_balance.nodes.parameters import describe
 from humanoid_balance.nodes.stamp_policy import StampPolicy
 
-__all__ = ["ThrottledLog", "InputGuard", "LatestInput", "StampedInput", "subscribe", "advertise", "timer"]
+__all__ = ["ThrottledLog", "InputGuard", "LatestInput", "StampedInput", "call_guarded", "subscribe", "advertise",
+           "timer"]
 
 
 class ThrottledLog:
@@ -200,7 +201,7 @@ class StampedInput(LatestInput):
         return self.samples[0][1]
 
 
-def _call_guarded(guard, where, callback, *message, counted=True):
+def call_guarded(guard, where, callback, *message, counted=True):
     """Run ``callback``, turning RejectedMessage into a counted rejection and any other exception into a counted
     fault, so that nothing raises into the executor (rclpy's EventsExecutor drops its queue on an exception). A
     callback cut short by shutdown (its publisher's context gone) is no fault."""
@@ -216,28 +217,25 @@ def _call_guarded(guard, where, callback, *message, counted=True):
 
 
 def subscribe(node, message_type, topic, callback, qos):
-    """A subscription whose callback is guarded by ``node.guard``; with the node's ``hub`` (balance_stack),
-    in-process for the topics another node of the process publishes (:mod:`humanoid_balance.nodes.intra_process`)."""
+    """A subscription whose callback is guarded by ``node.guard``; none in balance_stack for the topics its cycle
+    hands the node (the node's ``hub``: :mod:`humanoid_balance.nodes.composition`)."""
     def guarded(message):
-        _call_guarded(node.guard, topic, callback, message)
+        call_guarded(node.guard, topic, callback, message)
 
-    hub = node.hub
-    if hub is None:
-        return node.create_subscription(message_type, topic, guarded, qos)
-    return hub.subscribe(node, message_type, topic, guarded, qos)
+    if node.hub is not None and node.hub.feeds(node, topic):
+        return None
+    return node.create_subscription(message_type, topic, guarded, qos)
 
 
 def advertise(node, message_type, topic, qos):
-    """A node's output (:class:`~humanoid_balance.nodes.intra_process.OutputTopic`): over DDS while something
-    subscribes there, and in balance_stack to the process's other nodes as the message itself; a lifecycle node's
-    only while it is active."""
+    """A node's output (:class:`~humanoid_balance.nodes.output_topic.OutputTopic`): over DDS while something
+    subscribes there; a lifecycle node's only while it is active."""
     create = node.create_lifecycle_publisher if isinstance(node, LifecycleNode) else node.create_publisher
-    dds = create(message_type, topic, qos)
-    return OutputTopic(dds) if node.hub is None else node.hub.output(node, dds)
+    return OutputTopic(create(message_type, topic, qos))
 
 
 def timer(node, period, callback, clock=None):
     """A timer whose callback is guarded by ``node.guard`` like a subscription's."""
     def guarded():
-        _call_guarded(node.guard, f"timer {callback.__name__}", callback, counted=False)
+        call_guarded(node.guard, f"timer {callback.__name__}", callback, counted=False)
     return node.create_timer(period, guarded, clock=clock)

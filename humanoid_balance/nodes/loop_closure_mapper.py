@@ -26,7 +26,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from humanoid_balance.mapping import COMMAND_FIELDS, IMPEDANCE_FIELDS, ActuatorMap
-from humanoid_balance.model import ClosureError, ModelError, SingularConfigurationError, load_robot
+from humanoid_balance.loop import MappingStage
+from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.nodes.diagnostics import Diagnostics
 from humanoid_balance.nodes.entry import autostarted, run
 from humanoid_balance.nodes.input_guard import InputGuard, advertise, subscribe, timer
@@ -43,7 +44,7 @@ LIMIT_TOLERANCE = 1e-6  # a commanded output this far outside its URDF limits is
 class LoopClosureMapperNode(LifecycleNode):
     def __init__(self, hub=None, **node_options):
         super().__init__("loop_closure_mapper", **node_options)
-        self.hub = hub  # the process's IntraProcess hub (balance_stack), None: every topic over DDS
+        self.hub = hub  # balance_stack's Composition (nodes/composition.py), None: every topic over DDS
         self.robot_config = declare_robot(self, run_time=("impedance_stiffness", "impedance_damping"))
         self.declare_parameter("command_interface", "position",
                                describe(f"sent on actuator_commands: {' | '.join(INTERFACES)}"))
@@ -63,7 +64,8 @@ class LoopClosureMapperNode(LifecycleNode):
             "advance position commands by the drives' deflection (τ + D θ̇) / K, K and D the robot's drive_stiffness "
             "and drive_damping (position interface only)", True))
         self.declare_parameter("autostart", True, describe("configure and activate at start-up", True))
-        self.core = None
+        self.core = None   # the ActuatorMap, once configured
+        self.stage = None  # ... in the MappingStage (humanoid_balance.loop) that holds the last safe command
         self.configuration_error = None  # why the last configuration was refused
         self.guard = InputGuard(self, "balance/joint_command", "command_timeout")
         self.add_on_set_parameters_callback(self.on_set_parameters)
@@ -81,6 +83,7 @@ class LoopClosureMapperNode(LifecycleNode):
                                     max_gains=(value("max_stiffness"), value("max_damping")),
                                     drive_compliance=(value("drive_stiffness"), value("drive_damping"))
                                     if compensation else None)
+            self.stage = MappingStage(self.core)
         except (ModelError, ValueError) as error:
             self.configuration_error = str(error)
             self.get_logger().error(f"configuration refused: {error}")
@@ -98,9 +101,6 @@ class LoopClosureMapperNode(LifecycleNode):
         self.last_stamp = None         # stamp of the last good balance/joint_command since the configuration
         self.rate = RateMeter()
         self.timing = CallbackTiming()
-        self.last_safe = None
-        self.refusals = 0
-        self.clamps = 0
         self.problem = None
         self.condition = float("nan")
         subscribe(self, JointState, "balance/joint_command", self.on_command, LATEST_QOS)
@@ -146,27 +146,29 @@ class LoopClosureMapperNode(LifecycleNode):
             joint = outside.argmax()
             raise RejectedMessage("outside_limits", f"balance/joint_command: {self.robot.output_names[joint]} at "
                                   f"{positions[joint]:.4g} is outside its URDF limits")
-        self.last_stamp = message.header.stamp
         timing.lap()
-        try:
-            command = self.core.update(positions, self.zeros if velocities is None else velocities,
-                                       self.zeros if efforts is None else efforts)
-        except (ClosureError, SingularConfigurationError) as error:
-            self.refusals += 1
-            self.problem = f"holding the last safe command: {error}"
+        mapped = self.stage.update(positions, self.zeros if velocities is None else velocities,
+                                   self.zeros if efforts is None else efforts)
+        timing.lap()
+        self.adopt(message.header.stamp, mapped)
+        timing.lap()
+
+    def adopt(self, stamp, mapped):
+        """The tick's Mapped actuator command for the joint command stamped ``stamp``: published (the last safe one
+        when refused, with the reason in diagnostics)."""
+        self.last_stamp = stamp
+        command, refused = mapped
+        if refused is not None:
+            self.problem = f"holding the last safe command: {refused}"
             self.guard.log.warning("refused", self.problem)
-            if self.last_safe is not None:
-                self.publish(message.header.stamp, self.last_safe)
+            if command is not None:
+                self.publish(stamp, command)
             return
         self.problem = None
         self.condition = command.condition_number
-        self.clamps += len(command.clamped)
         if command.clamped:
             self.guard.log.warning("clamped", f"clamped to limits: {', '.join(command.clamped)}")
-        self.last_safe = command
-        timing.lap()
-        self.publish(message.header.stamp, command)
-        timing.lap()
+        self.publish(stamp, command)
         self.rate.tick()
 
     def stale(self):
@@ -177,12 +179,11 @@ class LoopClosureMapperNode(LifecycleNode):
 
     def check_commands(self):
         """Stale commands: hold the last safe posture with zero velocity and zero feed-forward effort."""
-        if self.last_safe is None or not self.stale():
+        if self.stage.last_safe is None or not self.stale():
             return
         self.holds += 1
         # stamped as the command it holds, so never ahead of the next real command's stamp
-        self.publish(self.last_stamp, self.last_safe._replace(
-            velocity=np.zeros_like(self.last_safe.velocity), effort=np.zeros_like(self.last_safe.effort)))
+        self.publish(self.last_stamp, self.stage.held())
 
     def publish(self, stamp, command):
         fields = COMMAND_FIELDS[self.interface]
@@ -198,12 +199,13 @@ class LoopClosureMapperNode(LifecycleNode):
     def publish_diagnostics(self):
         if self.core is None:
             return
-        values = {"update rate [Hz]": self.rate.hz, "cond(P·J_m)": self.condition, "refused updates": self.refusals,
-                  "clamped values": self.clamps, "command interface": self.interface,
+        stage = self.stage
+        values = {"update rate [Hz]": self.rate.hz, "cond(P·J_m)": self.condition, "refused updates": stage.refusals,
+                  "clamped values": stage.clamps, "command interface": self.interface,
                   "posture holds (no balance/joint_command)": self.holds}
-        if self.interface == "impedance" and self.last_safe is not None:
-            values.update({"actuator stiffness min / max": f"{self.last_safe.stiffness.min():.4g} / "
-                                                            f"{self.last_safe.stiffness.max():.4g}",
+        if self.interface == "impedance" and stage.last_safe is not None:
+            values.update({"actuator stiffness min / max": f"{stage.last_safe.stiffness.min():.4g} / "
+                                                            f"{stage.last_safe.stiffness.max():.4g}",
                            "stiffness coupling dropped (per-actuator gains)": self.core.coupling()})
         values.update(self.timing.figures())
         values.update(self.guard.figures())
@@ -212,7 +214,7 @@ class LoopClosureMapperNode(LifecycleNode):
         elif self.stale():
             self.diagnostics.publish("WARN", f"{self.resolve_topic_name('balance/joint_command')} stale: holding the "
                                      "posture with zero feed-forward", values)
-        elif self.last_safe is None:
+        elif stage.last_safe is None:
             self.diagnostics.publish("WARN", f"waiting for {self.resolve_topic_name('balance/joint_command')}", values)
         else:
             self.diagnostics.publish("OK", "mapping", values)

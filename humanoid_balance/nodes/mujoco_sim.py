@@ -86,7 +86,7 @@ PLANT_LABELS = ("simulated time [s]", "tick rate [Hz]", "base height [m]")  # Pl
 class MujocoSimNode(Node):
     def __init__(self, hub=None, **node_options):
         super().__init__("mujoco_sim", **node_options)
-        self.hub = hub  # the process's IntraProcess hub (balance_stack), None: every topic over DDS
+        self.hub = hub  # balance_stack's Composition (unused: the plant is never in the stack)
         config = declare_robot(self)
         self.feet, soles = list(config.feet), list(config.soles)
         ft = self.declare_parameter("force_torque_sensors", False, describe("foot F/T sensors", True)).value

@@ -31,6 +31,7 @@ from std_srvs.srv import Trigger
 
 from humanoid_balance.estimation import ImuSample, RobotStateEstimator, load_offsets, save_offsets
 from humanoid_balance.estimation.robot_state import LEVEL_IMU
+from humanoid_balance.loop import Observation
 from humanoid_balance.model import ModelFileError, load_robot
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.diagnostics import Diagnostics
@@ -54,7 +55,7 @@ def gain(text):
 class StateEstimatorNode(Node):
     def __init__(self, hub=None, **node_options):
         super().__init__("state_estimator", **node_options)
-        self.hub = hub  # the process's IntraProcess hub (balance_stack), None: every topic over DDS
+        self.hub = hub  # balance_stack's Composition (nodes/composition.py), None: every topic over DDS
         config = declare_robot(self)
         alpha = self.declare_parameter("alpha", 1000.0, gain("constraint-correction gain α [1/s], eq. 38")).value
         beta = self.declare_parameter("beta", 1000.0, gain("measurement-correction gain β [1/s], eq. 38")).value
@@ -147,12 +148,20 @@ class StateEstimatorNode(Node):
         time = self.guard.check_stamp("joint_states", message.header.stamp)
         positions, velocities, efforts, measured = self.joints.read(message)
         self.last_reading = (positions, measured)
+        imu = self.imu or LEVEL_IMU
         timing.lap()
-        state = self.core.update(positions, velocities, time, self.imu or LEVEL_IMU, self.contacts())
+        if self.hub is not None:  # balance_stack: the whole loop's tick
+            self.hub.cycle(message.header.stamp, Observation(time, positions, velocities, imu, efforts), timing)
+            return
+        state = self.core.update(positions, velocities, time, imu, self.contacts())
+        timing.lap()
+        self.adopt(message.header.stamp, state, efforts)
+        timing.lap()
+
+    def adopt(self, stamp, state, actuator_efforts):
+        """The tick's RobotState, stamped ``stamp``: published, kept for diagnostics."""
         self.last_state = state
-        timing.lap()
-        self.publish(message.header.stamp, state, efforts)
-        timing.lap()
+        self.publish(stamp, state, actuator_efforts)
         self.rate.tick()
 
     def publish(self, stamp, state, actuator_efforts):
