@@ -45,7 +45,8 @@ def declare_executor(node):
     Raises:
         ValueError: naming the parameter, when its value is no executor.
     """
-    kind = node.declare_parameter("executor", "events", describe(f"rclpy executor: {' | '.join(EXECUTORS)}", True)).value
+    kind = node.declare_parameter("executor", "events",
+                                  describe(f"rclpy executor: {' | '.join(EXECUTORS)}", True)).value
     if kind not in EXECUTORS:
         raise ValueError(f"parameter 'executor': '{kind}' is not one of {', '.join(EXECUTORS)}")
     return kind

@@ -1,13 +1,13 @@
-"""The nodes' parameter and topic reference (docs/parameters.md), generated from what the nodes themselves declare:
-each node of :data:`~humanoid_balance.nodes.BALANCE_NODES` and the plant is built in this process, on the bundled robot and its own
-defaults (a lifecycle node configured, as ``autostart`` does), under a private rclpy context and DDS domain, and its
-declared parameters (name, type, default, read-only, description and range of their ParameterDescriptor), its
-subscriptions, publishers and services are read back and written as Markdown. One source: a description is written
-once, where the parameter is declared.
+"""The nodes' parameter and topic reference (docs/parameters.md), generated from what the nodes themselves declare: each
+node of :data:`~humanoid_balance.nodes.BALANCE_NODES` and the plant is built in this process, on the bundled robot and
+its own defaults (a lifecycle node configured, as ``autostart`` does), under a private rclpy context and DDS domain, and
+its declared parameters (name, type, default, read-only, description and range of their ParameterDescriptor), its
+subscriptions, publishers and services are read back and written as Markdown. One source: a description is written once,
+where the parameter is declared.
 
-Names of the robot's feet and limbs are written ``<foot>`` and ``<limb>``; what rclpy declares and creates on every
-node (``use_sim_time``, the parameter services, ``/parameter_events``, ``/rosout``, the lifecycle services) is left
-out, found by building a bare rclpy node beside each.
+Names of the robot's feet and limbs are written ``<foot>`` and ``<limb>``; what rclpy declares and creates on every node
+(``use_sim_time``, the parameter services, ``/parameter_events``, ``/rosout``, the lifecycle services) is left out,
+found by building a bare rclpy node beside each.
 """
 import os
 from pathlib import Path
@@ -66,7 +66,7 @@ def _value_text(value, roots):
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
-        return "[" + ", ".join(_value_text(item, roots) if item != "" else '""' for item in list(value)) + "]"
+        return "[" + ", ".join(_value_text(item, roots) for item in list(value)) + "]"
     return repr(value)
 
 
@@ -78,12 +78,12 @@ def _templates(config):
 
 
 def _template(name, templates, separator):
-    """``name`` with a foot's or limb's name, as one of its ``separator``-separated parts or its prefix, replaced by
-    the placeholder; (templated name, instance or None)."""
+    """``name`` with a foot's or limb's name replaced by its placeholder: in a topic (``separator`` "/") wherever it
+    is a level of the name, in a parameter (``separator`` "_") where it begins the name; (templated name, instance or
+    None)."""
     for instance, placeholder in templates:
-        parts = name.split(separator)
-        if instance in parts:
-            return separator.join(placeholder if part == instance else part for part in parts), instance
+        if separator == "/" and instance in name.split("/"):
+            return "/".join(placeholder if part == instance else part for part in name.split("/")), instance
         if separator == "_" and name.startswith(instance + "_"):
             return placeholder + name[len(instance):], instance
     return name, None
@@ -131,8 +131,8 @@ def _endpoints(node):
 
 def _topic_rows(default, variants, templates):
     """TopicRows of a node's ``default`` build ({endpoint: qos}) and of its ``variants`` ([(the values it was built
-    with, the default build's values of the same parameters, its endpoints)]): a topic that only some builds have names the values that create it — the variants' it
-    appears in, or the defaults of those whose variants lack it."""
+    with, the default build's values of the same parameters, its endpoints)]): a topic that only some builds have names
+    the values that create it — the variants' it appears in, or the defaults of those whose variants lack it."""
     rows = {}
     for endpoint, qos in {**{key: qos for *_, endpoints in variants for key, qos in endpoints.items()},
                           **default}.items():
@@ -169,7 +169,7 @@ def node_reference(name, context, templates, roots):
     def values(node, keys):
         return ", ".join(f"{key}: {_value_text(node.get_parameter(key).value, roots)}" for key in keys)
 
-    default, variants, parameters, lifecycle = None, [], None, False
+    default, default_values, variants, parameters, lifecycle = None, [], [], None, False
     for overrides in ({}, *VARIANTS.get(name, ())):
         node = node_factory(name)(context=context, namespace=NAMESPACE, parameter_overrides=[
             Parameter(key, value=value) for key, value in overrides.items()])
@@ -192,9 +192,9 @@ def node_reference(name, context, templates, roots):
 
 
 def references(domain_id=None):
-    """The NodeReference of each node of BALANCE_NODES and of the PLANT, the robot configuration they were built on and rclpy's own
-    parameters; in a private rclpy context on DDS domain ``domain_id`` (default: one from the process id, away from
-    the usual 0)."""
+    """The NodeReference of each node of BALANCE_NODES and of the PLANT, the robot configuration they were built on and
+    rclpy's own parameters; in a private rclpy context on DDS domain ``domain_id`` (default: one from the process id,
+    away from the usual 0)."""
     import rclpy
     from rclpy.context import Context
     from rclpy.node import Node
