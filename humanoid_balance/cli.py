@@ -220,8 +220,9 @@ def build_parser():
                      help="keep spring joints (SDF spring_stiffness > 0) as joints, to be listed in --actuated; by "
                           "default they are locked at their assembly value")
     docs = commands.add_parser("docs", help="build every node on the bundled robot and write the reference of their "
-                               "parameters and topics, from their own declarations (docs/parameters.md)")
-    docs.add_argument("--output", type=Path, required=True, metavar="FILE", help="Markdown file to write")
+                               "parameters and topics, from their own declarations")
+    docs.add_argument("--output", type=Path, default=Path("docs/parameters.md"), metavar="FILE",
+                      help="Markdown file to write (default docs/parameters.md: run it from the repository's root)")
     return parser
 
 
@@ -364,6 +365,8 @@ def main(argv=None):
         return import_sdf(args.sdf, args.output, args.package_dirs, args.actuated, args.outputs, args.measured,
                           args.loop_axes, args.keep_springs)
     if args.command == "docs":
+        if not args.output.parent.is_dir():
+            parser.error(f"--output {args.output}: no folder {args.output.parent}")
         from humanoid_balance.nodes.reference import write_reference
         write_reference(args.output)
         print(f"wrote {args.output}")

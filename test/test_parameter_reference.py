@@ -15,4 +15,4 @@ def test_the_parameter_reference_is_current(tmp_path, ros_domain_id):
     write_reference(generated, ros_domain_id)
     assert PAGE.exists() and PAGE.read_text() == generated.read_text(), (
         "docs/parameters.md is not what the nodes declare: regenerate it with "
-        "`humanoid-balance docs --output docs/parameters.md`")
+        "`humanoid-balance docs` from the repository's root")
