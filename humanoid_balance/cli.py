@@ -219,6 +219,10 @@ def build_parser():
     sdf.add_argument("--keep-springs", action="store_true",
                      help="keep spring joints (SDF spring_stiffness > 0) as joints, to be listed in --actuated; by "
                           "default they are locked at their assembly value")
+    docs = commands.add_parser("docs", help="build every node on the bundled robot and write the reference of their "
+                               "parameters and topics, from their own declarations")
+    docs.add_argument("--output", type=Path, default=Path("docs/parameters.md"), metavar="FILE",
+                      help="Markdown file to write (default docs/parameters.md: run it from the repository's root)")
     return parser
 
 
@@ -360,6 +364,13 @@ def main(argv=None):
     if args.command == "import-sdf":
         return import_sdf(args.sdf, args.output, args.package_dirs, args.actuated, args.outputs, args.measured,
                           args.loop_axes, args.keep_springs)
+    if args.command == "docs":
+        if not args.output.parent.is_dir():
+            parser.error(f"--output {args.output}: no folder {args.output.parent}")
+        from humanoid_balance.nodes.reference import write_reference
+        write_reference(args.output)
+        print(f"wrote {args.output}")
+        return 0
     parser.print_help()
     return 0
 
