@@ -2,7 +2,7 @@
 
 Wrench-distribution QP solve for two feet, warm-started (OSQP's own solve time and the Python call);
 target ≤ 50 µs. Full controller update per mode on Mahru I. Medians, beside one pinocchio crba on the same
-model (DESIGN.md performance protocol).
+model (docs/architecture.md, performance protocol).
 
 Run: .venv/bin/python benchmarks/bench_balancer.py
 """

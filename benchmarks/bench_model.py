@@ -2,7 +2,7 @@
 
 One passive-state estimator iteration (Kangaroo eqs. 35–40: J_l, J_m, measurement and constraint
 corrections, Euler step) on kangaroo_like, median time, printed beside one pinocchio ``crba`` on the same
-model measured in the same run (DESIGN.md performance protocol). Paper: 0.38 ms in C++ for this step plus
+model measured in the same run (docs/architecture.md, performance protocol). Paper: 0.38 ms in C++ for this step plus
 model update and inverse dynamics. Target: ≤ 0.10 ms.
 
 Run: .venv/bin/python benchmarks/bench_model.py

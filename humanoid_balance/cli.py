@@ -31,8 +31,8 @@ def check_model(urdf, loops, samples=50, seed=0, feet=(), package_dirs=(), out=N
     out = out or sys.stdout
     from humanoid_balance.model import (Centroidal, ClosedChain, ClosureError, ModelFileError,
                                         SingularConfigurationError, close_loops, load_robot)
-    from humanoid_balance.model.robot_setup import find_flat_feet
-    from humanoid_balance.model.sdf_import import is_sdf
+    from humanoid_balance.authoring.robot_setup import find_flat_feet
+    from humanoid_balance.authoring.sdf_import import is_sdf
 
     try:
         urdf = model_file(urdf)
@@ -219,6 +219,10 @@ def build_parser():
     sdf.add_argument("--keep-springs", action="store_true",
                      help="keep spring joints (SDF spring_stiffness > 0) as joints, to be listed in --actuated; by "
                           "default they are locked at their assembly value")
+    docs = commands.add_parser("docs", help="build every node on the bundled robot and write the reference of their "
+                               "parameters and topics, from their own declarations")
+    docs.add_argument("--output", type=Path, default=Path("docs/parameters.md"), metavar="FILE",
+                      help="Markdown file to write (default docs/parameters.md: run it from the repository's root)")
     return parser
 
 
@@ -235,8 +239,8 @@ def import_sdf(sdf, output, package_dirs=(), actuated=None, outputs=None, measur
                keep_springs=False, out=None):
     """SDF with closed chains → URDF + loop-closure YAML; print what changed and the problems found. Returns the
     process exit code (1: the file cannot be imported, said in one line)."""
-    from humanoid_balance.model.sdf_import import SdfImportError
-    from humanoid_balance.model.sdf_import import import_sdf as convert
+    from humanoid_balance.authoring.sdf_import import SdfImportError
+    from humanoid_balance.authoring.sdf_import import import_sdf as convert
 
     try:
         result = convert(model_file(sdf, ".sdf"), output, actuated=actuated, outputs=outputs, measured=measured,
@@ -287,7 +291,7 @@ def init(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance=(), l
     """``humanoid-balance init``; returns the exit code (1 with one line naming what is wrong, or what is missing
     from the folder it wrote and the option that gives it)."""
     from humanoid_balance.model import ModelError
-    from humanoid_balance.robot_init import init_robot
+    from humanoid_balance.authoring.robot_init import init_robot
 
     try:
         init_robot(model_file(urdf), feet, output, loops, package_dirs, soles, stance, limbs, cartesian_limbs)
@@ -360,6 +364,13 @@ def main(argv=None):
     if args.command == "import-sdf":
         return import_sdf(args.sdf, args.output, args.package_dirs, args.actuated, args.outputs, args.measured,
                           args.loop_axes, args.keep_springs)
+    if args.command == "docs":
+        if not args.output.parent.is_dir():
+            parser.error(f"--output {args.output}: no folder {args.output.parent}")
+        from humanoid_balance.nodes.reference import write_reference
+        write_reference(args.output)
+        print(f"wrote {args.output}")
+        return 0
     parser.print_help()
     return 0
 

@@ -12,7 +12,7 @@ from humanoid_balance.cli import main
 from humanoid_balance.estimation.passive_state import PassiveStateEstimator
 from humanoid_balance.mapping.actuator_map import ActuatorMap
 from humanoid_balance.model import ClosedChain, load_loop_closures, load_robot
-from humanoid_balance.model.sdf_import import import_sdf
+from humanoid_balance.authoring.sdf_import import import_sdf
 from humanoid_balance.resources import example_robot
 
 CASSIE = example_robot("cassie_description/robots/cassie_v2.sdf")

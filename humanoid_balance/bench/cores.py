@@ -24,7 +24,7 @@ EXPERIMENT = "8 cores per message"
 ROBOT = "kangaroo_like"  # the budgets are set on it
 NOTE = ("8: kangaroo_like standing in the embedded plant with its arms dancing and a squat every second; each "
         "core's median wall time per call is divided by the median of one pinocchio crba on the same model, the two "
-        "timed alternately in the same loop (DESIGN.md performance protocol).")
+        "timed alternately in the same loop (docs/architecture.md, performance protocol).")
 BUDGETS = {"state estimator update": 9.0, "contact estimate (actuator forces)": 10.0,
            "balancer update, kinematic mode": 20.0, "mapper update": 9.0}  # [crba]
 SAMPLES, SMOKE_SAMPLES = 1500, 300   # timed calls per core

@@ -15,7 +15,7 @@ from humanoid_balance.bench.closed_loop import robot_config
 from humanoid_balance.bench.results import Result
 from humanoid_balance.mapping.actuator_map import ActuatorMap
 from humanoid_balance.model import Centroidal, ClosedChain, load_robot
-from humanoid_balance.model.robot_setup import pitch_joints
+from humanoid_balance.model.legs import pitch_joints
 from humanoid_balance.resources import TALOS_URDF
 
 __all__ = ["NOTE", "ROBOT", "run", "indices"]

@@ -19,7 +19,7 @@ from humanoid_balance.estimation.contact_wrench import (CONTACT, UNKNOWN, Contac
 from humanoid_balance.estimation.quasi_static_contact import QuasiStaticContactEstimator
 from humanoid_balance.model.projected_dynamics import gravity_from_joint_jacobians
 from humanoid_balance.model.robot_config import ROBOT_DEFAULTS
-from humanoid_balance.model.robot_setup import leg_joints
+from humanoid_balance.model.legs import leg_joints
 from humanoid_balance.model.soles import SoleRectangle, free_contact_twists, sole_rectangle
 
 __all__ = ["ContactEstimator", "ContactEstimate", "FootContact", "CONTACT_MODES", "FT_SENSORS", "ACTUATOR_FORCES"]

@@ -1,4 +1,4 @@
-"""The user-facing loop-closure YAML (DESIGN.md): parsing and the checks that need no URDF.
+"""The user-facing loop-closure YAML (docs/robot-description.md): parsing and the checks that need no URDF.
 
 A URDF holds only the spanning tree of a closed-chain robot; this file lists where each loop was
 cut (two frames that coincide when the loop is closed, and the directions that are constrained),
@@ -124,7 +124,7 @@ def _parse_actuator(path, joint, entry):
 
 
 def load_loop_closures(path):
-    """Read and validate a loop-closure YAML file (format of DESIGN.md).
+    """Read and validate a loop-closure YAML file (format: docs/robot-description.md, loop-closure YAML).
 
     Raises:
         ModelFileError: naming the file, the entry and the offending value.

@@ -183,7 +183,7 @@ def load_robot(urdf_path, loops_path=None, floating_base=False, closure_toleranc
     Without a loop file, the robot is serial: every joint is actuated and is its own output.
 
     Raises:
-        ModelFileError: naming the file, entry and offending name or count (see DESIGN.md).
+        ModelFileError: naming the file, entry and offending name or count (see docs/robot-description.md).
     """
     model, joint_names = _build_pinocchio_model(urdf_path, floating_base)
     if loops_path is None:

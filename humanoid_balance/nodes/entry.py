@@ -15,7 +15,7 @@ from humanoid_balance.nodes import shutdown_requested
 from humanoid_balance.nodes.composition import Composition
 from humanoid_balance.nodes.parameters import describe
 
-__all__ = ["EXECUTORS", "USER_MISTAKES", "autostarted", "run"]
+__all__ = ["EXECUTORS", "USER_MISTAKES", "autostarted", "declare_executor", "run"]
 
 EXECUTORS = {"events": EventsExecutor, "single_threaded": rclpy.executors.SingleThreadedExecutor}
 """The ``executor`` parameter: rclpy's EventsExecutor (its C++ event queue takes and dispatches a message for a
@@ -37,6 +37,19 @@ def autostarted(lifecycle_node_class):
             node.trigger_activate()
         return node
     return build
+
+
+def declare_executor(node):
+    """Declare the ``executor`` parameter (:data:`EXECUTORS`) on ``node``, the first of its process; its value.
+
+    Raises:
+        ValueError: naming the parameter, when its value is no executor.
+    """
+    kind = node.declare_parameter("executor", "events",
+                                  describe(f"rclpy executor: {' | '.join(EXECUTORS)}", True)).value
+    if kind not in EXECUTORS:
+        raise ValueError(f"parameter 'executor': '{kind}' is not one of {', '.join(EXECUTORS)}")
+    return kind
 
 
 USER_MISTAKES = (ModelError, ValueError, OSError, ParameterException, NameValidationException)
@@ -65,10 +78,7 @@ def run(node_factories, name, args=None):
         try:
             for factory in factories:  # composed: each node is handed the hub
                 nodes.append(factory() if hub is None else factory(hub=hub))
-            kind = nodes[0].declare_parameter(
-                "executor", "events", describe(f"rclpy executor: {' | '.join(EXECUTORS)}", True)).value
-            if kind not in EXECUTORS:
-                raise ValueError(f"parameter 'executor': '{kind}' is not one of {', '.join(EXECUTORS)}")
+            kind = declare_executor(nodes[0])
         except USER_MISTAKES as error:
             if not rclpy.ok():
                 return 0

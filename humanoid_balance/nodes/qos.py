@@ -1,10 +1,10 @@
-"""The suite's QoS profiles (CONVENTIONS.md): what each kind of topic needs, said once."""
+"""The suite's QoS profiles (docs/conventions.md): what each kind of topic needs, said once."""
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 __all__ = ["SENSOR_QOS", "LATEST_QOS", "CHANGES_QOS", "RELIABLE_QOS"]
 
 SENSOR_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
-"""Sensor topics in: best effort (CONVENTIONS.md), and only the latest sample: a node that falls behind works on
+"""Sensor topics in: best effort (docs/conventions.md), and only the latest sample: a node that falls behind works on
 the newest reading instead of a queue of stale ones."""
 LATEST_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 """The control chain's inputs that come every tick (estimates, odom, ZMP, commands): best effort, the latest sample

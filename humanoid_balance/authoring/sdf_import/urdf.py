@@ -1,6 +1,6 @@
 """The spanning tree of an SDF model's joints, and its URDF: the joints kept from the root link (1-DOF and fixed ones in
 their SDF direction first), the others cut, each cut leaving a frame on either side that coincide at the assembly
-pose (:mod:`humanoid_balance.model.sdf_import`). Units: m, rad, kg."""
+pose (:mod:`humanoid_balance.authoring.sdf_import`). Units: m, rad, kg."""
 import math
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from humanoid_balance.model.sdf_import.sdf import MOVABLE, SdfJoint, import_error
+from humanoid_balance.authoring.sdf_import.sdf import MOVABLE, SdfJoint, import_error
 
 __all__ = ["UrdfBuilder", "spanning_tree", "UNLIMITED_RANGE"]
 

@@ -1,4 +1,4 @@
-"""Reading an SDF model for the import (:mod:`humanoid_balance.model.sdf_import`): its links (inertials, visual and
+"""Reading an SDF model for the import (:mod:`humanoid_balance.authoring.sdf_import`): its links (inertials, visual and
 collision shapes), joints and frames, with their poses at the assembly configuration (every joint at 0), in the
 model frame. Units: m, rad, kg, kg·m², N, N·m."""
 import re

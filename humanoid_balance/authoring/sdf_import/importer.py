@@ -1,4 +1,4 @@
-"""import_sdf: the SDF import's steps (:mod:`humanoid_balance.model.sdf_import`) — the tree and its URDF, the
+"""import_sdf: the SDF import's steps (:mod:`humanoid_balance.authoring.sdf_import`) — the tree and its URDF, the
 loops' axes, the actuated, output and measured joints, a reference configuration with every loop closed — written
 as the suite's robot files and checked by loading them. Units: m, rad, kg, kg·m², N, N·m, s."""
 import difflib
@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from humanoid_balance.authoring.sdf_import.loops import (AXIS_ROWS, ImportedLoop, LoopKinematics, condition_number,
+                                                         numerical_rank)
+from humanoid_balance.authoring.sdf_import.sdf import MOVABLE, import_error, parse_sdf
+from humanoid_balance.authoring.sdf_import.urdf import UNLIMITED_RANGE, UrdfBuilder, spanning_tree
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.errors import ClosureError, ModelFileError, SingularConfigurationError
 from humanoid_balance.model.robot import load_robot
-from humanoid_balance.model.sdf_import.loops import (AXIS_ROWS, ImportedLoop, LoopKinematics, condition_number,
-                                                     numerical_rank)
-from humanoid_balance.model.sdf_import.sdf import MOVABLE, import_error, parse_sdf
-from humanoid_balance.model.sdf_import.urdf import UNLIMITED_RANGE, UrdfBuilder, spanning_tree
 
 __all__ = ["SdfImport", "import_sdf"]
 

@@ -1,6 +1,6 @@
 """The loops of an SDF import: the kinematics of the cut joints' frames over the tree, the directions a cut joint
 constrains and which of them the mechanism already satisfies (a rank test), and how well conditioned each loop is
-(:mod:`humanoid_balance.model.sdf_import`). Units: m, rad."""
+(:mod:`humanoid_balance.authoring.sdf_import`). Units: m, rad."""
 from dataclasses import dataclass
 
 import numpy as np

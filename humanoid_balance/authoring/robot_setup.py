@@ -24,12 +24,12 @@ from scipy.spatial import ConvexHull
 
 from humanoid_balance.model.continuation import continue_closure
 from humanoid_balance.model.errors import ClosureError, ModelFileError
+from humanoid_balance.model.legs import leg_joints, pitch_joints
 from humanoid_balance.model.meshes import UNITLESS_FORMATS, resolve_meshes, rigid_body_links
 from humanoid_balance.model.soles import SoleRectangle
 
 __all__ = ["Sole", "FlatFeet", "RestingFace", "find_feet", "find_flat_feet", "find_sole", "resting_face", "leg_chains",
-           "leg_joints", "limb_candidates", "SoleNotFound",
-           "given_sole", "StanceNotFound", "pitch_joints", "standing_stance", "drive_gains"]
+           "limb_candidates", "SoleNotFound", "given_sole", "StanceNotFound", "standing_stance", "drive_gains"]
 
 SOLE_TOLERANCE = 0.003   # collision points this close to the lowest one lie on the sole [m]
 LEVEL_TOLERANCE = 0.05   # the two soles at the model's reference configuration are this level, or not both feet [m]
@@ -211,17 +211,6 @@ def _leaf_links(model, links):
     return [name for name in links if model.getFrameId(name) not in children][:12]
 
 
-def _support_joint_names(model, frame_name):
-    joint = model.frames[model.getFrameId(frame_name)].parentJoint
-    return [model.names[j] for j in model.supports[joint] if j > 0]
-
-
-def leg_joints(robot, sole_frame):
-    """The serial-equivalent output joints from the root to ``sole_frame``, hip to ankle."""
-    outputs = set(robot.output_names)
-    return tuple(name for name in _support_joint_names(robot.model, sole_frame) if name in outputs)
-
-
 def given_sole(model, q, foot_link, height, rectangle):
     """The :class:`Sole` of ``foot_link`` given by its user: the sole plane ``height`` [m] above the link's origin
     (negative: below) at configuration q, axes world-aligned there, ``rectangle`` around the point under the
@@ -289,8 +278,8 @@ def find_flat_feet(urdf_path, robot, foot_links, package_dirs=(), chain=None, gi
 
 
 def leg_chains(robot, foot_links, source):
-    """The leg of each foot link (:func:`leg_joints`), checked: every foot hangs on output joints and the legs share
-    none.
+    """The leg of each foot link (:func:`~humanoid_balance.model.legs.leg_joints`), checked: every foot hangs on
+    output joints and the legs share none.
 
     Raises:
         ModelFileError: naming ``source`` (the URDF) and the foot whose leg is wrong.
@@ -442,20 +431,6 @@ def _limited_step(J, error, x, lower, upper, rest, damping=1e-6, largest=0.1, pu
             break
         free &= ~past
     return np.clip(x + step, lower, upper) - x
-
-
-def pitch_joints(robot, q, joints):
-    """Those of ``joints`` that turn about the world y axis at configuration q, in the order given: for a leg from
-    hip to ankle, its hip pitch, knee and ankle pitch (REP-103: x forward, y left)."""
-    model, data = robot.model, robot.model.createData()
-    pin.computeJointJacobians(model, data, q)
-    pitching = []
-    for name in joints:
-        joint = model.getJointId(name)
-        axis = pin.getJointJacobian(model, data, joint, pin.LOCAL_WORLD_ALIGNED)[3:, model.joints[joint].idx_v]
-        if abs(axis[1]) > 0.9 * np.linalg.norm(axis) > 0.0:
-            pitching.append(name)
-    return tuple(pitching)
 
 
 def _flex_knee(robot, q, leg, sole_id, angle=0.3):

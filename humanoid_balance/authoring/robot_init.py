@@ -4,10 +4,10 @@ DIR/robot.yaml is a ROS 2 parameter file for every node (``/**``), read by the n
 launch files (``robot:=DIR``); DIR/<robot>.urdf is the URDF with a sole link added under each foot;
 DIR/<robot>.loops.yaml the loop closures, copied. The folder is portable: its files name each other relative to
 it, meshes keep their ``package://`` URIs and meshes given as files are copied into DIR/meshes. What
-:mod:`humanoid_balance.model.robot_setup` finds is printed and written with comments; what the command line gives
-(``--sole``, ``--stance``, ``--limbs``, ``--cartesian-limbs``) replaces what it would look for. What it cannot find
-is written marked MISSING, and :class:`IncompleteConfiguration` names the option that gives it. A name it cannot use
-(a foot link, a stance joint, a limb) stops it before it writes anything, naming the closest valid ones.
+:mod:`~humanoid_balance.authoring.robot_setup` finds is printed and written with comments; what the command line
+gives (``--sole``, ``--stance``, ``--limbs``, ``--cartesian-limbs``) replaces what it would look for. What it cannot
+find is written marked MISSING, and :class:`IncompleteConfiguration` names the option that gives it. A name it cannot
+use (a foot link, a stance joint, a limb) stops it before it writes anything, naming the closest valid ones.
 """
 import difflib
 import shutil
@@ -19,12 +19,12 @@ import numpy as np
 import pinocchio as pin
 import yaml
 
+from humanoid_balance.authoring.robot_setup import (RestingFace, SoleNotFound, StanceNotFound, drive_gains,
+                                                   find_flat_feet, find_sole, leg_chains, limb_candidates,
+                                                   limb_end_link, standing_stance)
 from humanoid_balance.model import ClosedChain, ModelFileError, load_robot
 from humanoid_balance.model.robot_config import (ROBOT_DEFAULTS, RobotConfig, check_robot_config, load_robot_config,
                                                  robot_config_parameters)
-from humanoid_balance.model.robot_setup import (RestingFace, SoleNotFound, StanceNotFound, drive_gains,
-                                               find_flat_feet, find_sole, leg_chains, limb_candidates, limb_end_link,
-                                               standing_stance)
 from humanoid_balance.model.soles import SoleRectangle
 from humanoid_balance.resources import find_file
 
@@ -167,7 +167,7 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance
                out=print):
     """Write the configuration directory ``output`` for ``urdf`` (+ ``loops``) with foot links ``feet`` (left,
     right); print what was found; return the :class:`RobotConfig`. ``soles``: (LINK, Z, X_MIN, X_MAX, Y_MIN,
-    Y_MAX) per foot whose sole is given (:func:`~humanoid_balance.model.robot_setup.given_sole`); ``stance``:
+    Y_MAX) per foot whose sole is given (:func:`~humanoid_balance.authoring.robot_setup.given_sole`); ``stance``:
     JOINT=VALUE pairs of the standing configuration; ``limbs``, ``cartesian_limbs``: J-busy and C-busy limbs,
     candidates by name or NAME=JOINTS.
 

@@ -1,5 +1,5 @@
 """Import an SDF model with closed chains as the suite's robot files: a URDF spanning tree and the loop-closure
-YAML of DESIGN.md.
+YAML of docs/robot-description.md.
 
 SDF may close kinematic loops (a link reached by two joints); URDF cannot. :func:`import_sdf`
 
@@ -25,9 +25,9 @@ One concept per module: :mod:`.sdf` reads the SDF, :mod:`.urdf` keeps the spanni
 
 No ROS. Units: m, rad, kg, kg·m², N, N·m, s.
 """
-from humanoid_balance.model.sdf_import.importer import SdfImport, import_sdf
-from humanoid_balance.model.sdf_import.loops import ImportedLoop
-from humanoid_balance.model.sdf_import.sdf import SdfImportError, SdfJoint, SdfLink, SdfModel, is_sdf, parse_sdf
+from humanoid_balance.authoring.sdf_import.importer import SdfImport, import_sdf
+from humanoid_balance.authoring.sdf_import.loops import ImportedLoop
+from humanoid_balance.authoring.sdf_import.sdf import SdfImportError, SdfJoint, SdfLink, SdfModel, is_sdf, parse_sdf
 
 __all__ = ["SdfImportError", "SdfModel", "SdfJoint", "SdfLink", "ImportedLoop", "SdfImport", "is_sdf",
            "parse_sdf", "import_sdf"]
