@@ -1,6 +1,8 @@
 """``humanoid-balance demo``: the embedded plant and the four suite nodes in one process, on one rclpy EventsExecutor.
 
-The nodes are the same classes, with the same parameter files, that ``sim.launch.py`` starts. By default the plant
+The nodes are the same classes, with the same parameter files, that ``sim.launch.py`` starts, composed as
+balance_stack composes them: each joint_states of the plant runs one BalanceLoop cycle of their stages
+(nodes/composition.py), and each node publishes its topics to whoever subscribes (the director, a recorder, RViz). By default the plant
 runs in lockstep on its own /clock: the closed loop sees one tick of delay whatever the machine, and runs are
 reproducible. With ``real_time_rate`` the plant runs free against the wall clock at that control rate, as a robot
 does, and nothing waits for the controller. A director node plays the scenario (pushes on sim/push, arm
@@ -37,6 +39,7 @@ from humanoid_balance.demo.report import Recording, metrics, summary_lines, writ
 from humanoid_balance.model.meshes import description_text
 from humanoid_balance.model.soles import polygon_margin
 from humanoid_balance.nodes import BALANCE_NODES, PLANT, node_factory
+from humanoid_balance.nodes.composition import Composition
 from humanoid_balance.nodes.diagnostics import LEVEL_NAMES
 from humanoid_balance.nodes.messages import stamp_seconds, trajectory_message
 from humanoid_balance.nodes.qos import RELIABLE_QOS, SENSOR_QOS
@@ -53,7 +56,8 @@ REPORT_OVERRIDES = {PLANT: {"ground_truth_rate": 0.0}}  # the report samples the
 
 
 def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic", parameters=None, scenario=None):
-    """The five nodes by name, each with its parameters merged as the launch files merge them
+    """The five nodes by name, the four of the suite composed as in balance_stack, each with its parameters merged as
+    the launch files merge them
     (:func:`humanoid_balance.deployment.suite_parameters`: its parameter file, the robot's configuration — a bundled
     robot's name or a directory written by ``humanoid-balance init`` —, then what the embedded plant needs, as
     sim.launch.py gives it (:func:`~humanoid_balance.deployment.simulation_parameters`: lockstep, or free-running at
@@ -64,9 +68,12 @@ def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic", para
               scenario.parameters() if scenario else {}, parameters or {})
     parameters = suite_parameters(robot_config_file(robot), {
         name: {key: value for layer in layers for key, value in layer.get(name, {}).items()} for name in SUITE})
+    stack = Composition()  # the four nodes as balance_stack runs them
     with tempfile.TemporaryDirectory(prefix="demo_") as folder:  # read as each node is built
         path = write_parameter_file(parameters, Path(folder) / "parameters.yaml")
-        return {name: factory(cli_args=["--ros-args", "--params-file", str(path)]) for name, factory in SUITE.items()}
+        return {name: factory(cli_args=["--ros-args", "--params-file", str(path)],
+                              **({"hub": stack} if name in BALANCE_NODES else {}))
+                for name, factory in SUITE.items()}
 
 
 class Director(Node):

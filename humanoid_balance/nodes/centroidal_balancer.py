@@ -57,9 +57,9 @@ from humanoid_balance.estimation.robot_state import floating_state
 from humanoid_balance.model.robot_config import check_robot_config
 from humanoid_balance.nodes.diagnostics import Diagnostics
 from humanoid_balance.nodes.entry import autostarted, run
-from humanoid_balance.nodes.input_guard import InputGuard, LatestInput, advertise, subscribe, timer
+from humanoid_balance.nodes.input_guard import InputGuard, LatestInput, PairedInput, advertise, subscribe, timer
 from humanoid_balance.nodes.parameters import declare_robot, declare_robot_parameter, describe
-from humanoid_balance.nodes.qos import CHANGES_QOS, LATEST_QOS, RELIABLE_QOS
+from humanoid_balance.nodes.qos import CHANGES_QOS, COMPANION_QOS, LATEST_QOS, RELIABLE_QOS
 from humanoid_balance.nodes.limitations import Limitations
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, RejectedMessage, check_frame,
                                              contact_phase, finite, point_message, pose_placement,
@@ -160,7 +160,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.display = DisplayRate(value("display_rate"))
         self.world_frame = value("world_frame")
         self.input_timeout = value("input_timeout")
-        self.latest = {"odom": None}
+        self.odom = PairedInput()  # the base pose and twist of each estimated_joint_states' stamp
         self.zmp = LatestInput(self, self.input_timeout)  # the last good zmp [m]
         self.zmp_fresh = False
         self.last_input_stamp = None
@@ -168,7 +168,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.reported_restarts = 0  # the core's restarts from the measured posture at the last diagnostics
         self.wrenches = np.zeros((len(feet), 6))
         subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, LATEST_QOS)
-        subscribe(self, Odometry, "odom", self.on_odom, LATEST_QOS)
+        subscribe(self, Odometry, "odom", self.on_odom, COMPANION_QOS)
         subscribe(self, PointStamped, "zmp", self.on_zmp, LATEST_QOS)
         subscribe(self, PointStamped, "balance/com_reference", self.on_com_reference, RELIABLE_QOS)
         for k, foot in enumerate(feet):
@@ -249,7 +249,7 @@ class CentroidalBalancerNode(LifecycleNode):
         position = finite(vector_values(pose.position), "odom", "position")
         quaternion = unit_quaternion(pose.orientation, "odom", "orientation")
         velocity = finite(vector_values(twist.linear, twist.angular), "odom", "twist")
-        self.latest["odom"] = (np.concatenate([position, quaternion]), velocity)
+        self.odom.set(message.header.stamp, (np.concatenate([position, quaternion]), velocity))
 
     def on_zmp(self, message):
         self.guard.check_stamp("zmp", message.header.stamp)
@@ -323,9 +323,10 @@ class CentroidalBalancerNode(LifecycleNode):
         timing = self.timing.begin()
         time = self.guard.check_stamp("estimated_joint_states", message.header.stamp)
         positions, velocities, _, _ = self.joints.read(message)
-        if self.latest["odom"] is None:
+        base = self.odom.of(message.header.stamp)  # the base of the same state
+        if base is None:
             return
-        q, v = floating_state(*self.latest["odom"], positions, velocities)
+        q, v = floating_state(*base, positions, velocities)
         zmp = self.zmp.fresh()
         timing.lap()
         command = self.stage.update(q, v, time, zmp)
@@ -408,6 +409,7 @@ class CentroidalBalancerNode(LifecycleNode):
             values[f"{foot.name} desired normal force [N]"] = float(wrench[2])
             values[f"{foot.name} contact phase"] = {True: "contact", False: "aerial", None: "none received: assumed"}[
                 self.stage.phases[k]]
+        values["estimated_joint_states read with odom of another stamp"] = self.odom.unpaired
         values.update(self.limitations.figures())
         values.update(self.timing.figures())
         values.update(self.guard.figures())

@@ -37,15 +37,17 @@ from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import check_robot_config, robot_parameter
 from humanoid_balance.nodes.diagnostics import Diagnostics
 from humanoid_balance.nodes.entry import run
-from humanoid_balance.nodes.input_guard import InputGuard, LatestInput, StampedInput, advertise, subscribe, timer
+from humanoid_balance.nodes.input_guard import (InputGuard, LatestInput, PairedInput, StampedInput, advertise,
+                                                 subscribe, timer)
 from humanoid_balance.nodes.parameters import declare_robot, describe
-from humanoid_balance.nodes.qos import CHANGES_QOS, LATEST_QOS, RELIABLE_QOS, SENSOR_QOS
+from humanoid_balance.nodes.qos import CHANGES_QOS, COMPANION_QOS, LATEST_QOS, RELIABLE_QOS, SENSOR_QOS
 from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, check_frame, finite,
                                              imu_reading, point_message, unit_quaternion, vector_values)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 STATE_COLORS = {CONTACT: ColorRGBA(r=0.1, g=0.8, b=0.2, a=0.6), AERIAL: ColorRGBA(r=0.6, g=0.6, b=0.6, a=0.4),
                 UNKNOWN: ColorRGBA(r=1.0, g=0.5, b=0.0, a=0.6)}
 STATE_NAMES = {CONTACT: "contact", AERIAL: "aerial", UNKNOWN: "unknown"}
+LEVEL_BASE = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))  # without odom: the base at the origin, level
 
 
 def force_range(text, high=1e5):
@@ -99,14 +101,13 @@ class ContactEstimatorNode(Node):
         self.rate = RateMeter()
         self.timing = CallbackTiming()
         self.display = DisplayRate(display_rate)
-        self.base = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))
-        self.odom_received = False
+        self.odom = PairedInput()  # the base pose of each estimated_joint_states' stamp
         self.sensor = {foot: LatestInput(self, self.wrench_timeout) for foot in self.feet}  # (frame, wrench)
         self.last = None
         self.states = [None] * len(self.feet)  # the contact states last published
 
         subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, LATEST_QOS)
-        subscribe(self, Odometry, "odom", self.on_odom, LATEST_QOS)
+        subscribe(self, Odometry, "odom", self.on_odom, COMPANION_QOS)
         self.acceleration = StampedInput(self, self.imu_timeout)  # the imu's linear_acceleration [m/s²]
         if mode == ACTUATOR_FORCES:
             subscribe(self, Imu, "imu", self.on_imu, SENSOR_QOS)
@@ -137,8 +138,7 @@ class ContactEstimatorNode(Node):
         check_frame(message.header, self.world_frame, "odom")
         position = finite(vector_values(message.pose.pose.position), "odom", "position")
         quaternion = unit_quaternion(message.pose.pose.orientation, "odom")
-        self.base = (position, quaternion)
-        self.odom_received = True
+        self.odom.set(message.header.stamp, (position, quaternion))
 
     def on_imu(self, message):
         stamp = self.guard.check_stamp("imu", message.header.stamp)
@@ -162,7 +162,7 @@ class ContactEstimatorNode(Node):
         positions, _, efforts, _ = self.joints.read(message)
         if self.mode == ACTUATOR_FORCES and efforts is None:
             raise RejectedMessage("missing_efforts", "estimated_joint_states: no efforts (actuator_forces mode)")
-        q = self.core.configuration(positions, *self.base)
+        q = self.core.configuration(positions, *(self.odom.of(message.header.stamp) or LEVEL_BASE))
         lifted = [self.lifted[foot].fresh() is True for foot in self.feet]
         timing.lap()
         if self.mode == ACTUATOR_FORCES:
@@ -237,11 +237,12 @@ class ContactEstimatorNode(Node):
             values[f"{foot} CoP inside sole"] = contact.cop_inside()
             values[f"{foot} lifted by the balancer"] = self.lifted[foot].fresh() is True
         values["total normal force [N]"] = self.last.normal_force
+        values["estimated_joint_states read with odom of another stamp"] = self.odom.unpaired
         problems = []
         if self.mode == FT_SENSORS:
             problems += [f"{foot}/wrench silent for more than {self.wrench_timeout} s: contact unknown"
                          for foot in self.silent_feet()]
-        if not self.odom_received:
+        if self.hub is None and not self.odom.values:  # (balance_stack hands the base over with the joints)
             problems.append("no odom: base assumed at the origin, level")
         self.diagnostics.publish("WARN" if problems else "OK", "; ".join(problems) or "estimating", values)
 

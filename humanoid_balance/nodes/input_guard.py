@@ -15,8 +15,8 @@ from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 from humanoid_balance.nodes.parameters import describe
 from humanoid_balance.nodes.stamp_policy import StampPolicy
 
-__all__ = ["ThrottledLog", "InputGuard", "LatestInput", "StampedInput", "call_guarded", "subscribe", "advertise",
-           "timer"]
+__all__ = ["ThrottledLog", "InputGuard", "LatestInput", "StampedInput", "PairedInput", "call_guarded", "subscribe",
+           "advertise", "timer"]
 
 
 class ThrottledLog:
@@ -199,6 +199,33 @@ class StampedInput(LatestInput):
             if sample_stamp <= stamp:
                 return value
         return self.samples[0][1]
+
+
+class PairedInput:
+    """The companion of a node's main input: published with it under the same stamp (odom with
+    estimated_joint_states, from one state of the state estimator), and read with the main message of its stamp —
+    not with whichever arrived last. The last few are kept by stamp (COMPANION_QOS); a main message whose companion
+    has not arrived takes the newest one, and is counted (:attr:`unpaired`)."""
+
+    __slots__ = ("values", "unpaired")
+
+    def __init__(self, depth=4):
+        self.values = collections.deque(maxlen=depth)  # (stamp (sec, nanosec), value), oldest first
+        self.unpaired = 0  # main messages read with a companion of another stamp
+
+    def set(self, stamp, value):
+        self.values.append(((stamp.sec, stamp.nanosec), value))
+
+    def of(self, stamp):
+        """The value stamped ``stamp`` (a builtin_interfaces Time), else the newest (counted); None before one."""
+        if not self.values:
+            return None
+        key = (stamp.sec, stamp.nanosec)
+        for value_stamp, value in reversed(self.values):
+            if value_stamp == key:
+                return value
+        self.unpaired += 1
+        return self.values[-1][1]
 
 
 def call_guarded(guard, where, callback, *message, counted=True):
