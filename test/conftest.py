@@ -25,7 +25,7 @@ def ros_domain_id():
 @pytest.fixture(scope="session")
 def install_space(tmp_path_factory):
     """The package built by colcon into a temporary workspace, once per session: an install_space.Workspace."""
-    from install_space import COLCON, build
+    from support.install_space import COLCON, build
 
     if not COLCON.exists():
         pytest.skip(f"colcon is not installed next to {sys.executable}")
