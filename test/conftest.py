@@ -1,10 +1,13 @@
-"""Session-wide test setup: an isolated DDS domain per test session.
+"""Session-wide test setup: an isolated DDS domain per test session, and each test marked with its tier.
 
 Every process started by the tests inherits these variables, so parallel sessions on one machine
 (two CI runs, a developer running tests twice) never see each other's topics.
+
+The tier is the folder a test sits in (test/README.md): ``pytest -m unit`` runs the fast tier alone.
 """
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +17,17 @@ DOMAIN_ID = 1 + os.getpid() % 100
 os.environ["ROS_DOMAIN_ID"] = str(DOMAIN_ID)
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+
+TEST_DIR = Path(__file__).resolve().parent
+TIERS = {"unit": pytest.mark.unit, "sim": pytest.mark.sim, "ros": pytest.mark.ros, "launch_tests": pytest.mark.launch}
+
+
+def pytest_collection_modifyitems(items):
+    """Mark each test with the tier of its folder under test/."""
+    for item in items:
+        path = Path(item.path).resolve()
+        if TEST_DIR in path.parents and path.relative_to(TEST_DIR).parts[0] in TIERS:
+            item.add_marker(TIERS[path.relative_to(TEST_DIR).parts[0]])
 
 
 @pytest.fixture(scope="session")
