@@ -46,3 +46,20 @@ def install_space(tmp_path_factory):
     workspace, output = build(tmp_path_factory.mktemp("colcon_ws"))
     assert workspace is not None, output
     return workspace
+
+
+@pytest.fixture(scope="session")
+def kangaroo():
+    """kangaroo_like on a fixed base, loaded once per session: (RobotModel, ClosedChain). Shared: a test must not
+    change it (a test that needs to, loads its own with support.model_fixtures.load)."""
+    from support.model_fixtures import load
+
+    return load("kangaroo_like")
+
+
+@pytest.fixture(scope="session")
+def kangaroo_floating():
+    """kangaroo_like on a floating base, loaded once per session: (RobotModel, ClosedChain). Shared, as kangaroo."""
+    from support.model_fixtures import load
+
+    return load("kangaroo_like", floating_base=True)

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from geometry_msgs.msg import PointStamped
 from lifecycle_msgs.msg import Transition
-from support.model_fixtures import load
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
@@ -22,9 +21,9 @@ DIAGNOSTIC = "centroidal_balancer: balance"
 
 
 @pytest.fixture(scope="module")
-def kangaroo():
+def kangaroo(kangaroo):
     """kangaroo_like in a crouch whose CoM lies over its soles."""
-    robot, chain = load("kangaroo_like")
+    robot, chain = kangaroo
     q = robot.reference_q.copy()
     for target in np.linspace(0, -0.02, 6)[1:]:
         q[[robot.joint_q_index("left_knee_actuator"), robot.joint_q_index("right_knee_actuator")]] = target

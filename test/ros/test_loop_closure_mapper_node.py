@@ -10,7 +10,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from humanoid_balance.resources import executable
-from support.model_fixtures import closed_configuration, load
+from support.model_fixtures import closed_configuration
 from support.ros_probe import NodeSession
 
 pytestmark = pytest.mark.dds
@@ -19,8 +19,8 @@ DIAGNOSTIC = "loop_closure_mapper: mapping"
 
 
 @pytest.fixture(scope="module")
-def kangaroo():
-    robot, chain = load("kangaroo_like")
+def kangaroo(kangaroo):
+    robot, chain = kangaroo
     return robot, closed_configuration(robot, chain, np.random.default_rng(61), fraction=0.3)
 
 

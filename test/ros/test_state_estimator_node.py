@@ -17,7 +17,7 @@ from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT
 from humanoid_balance.model import ClosedChain
 from humanoid_balance.nodes.messages import stamp_seconds
 from humanoid_balance.resources import executable
-from support.model_fixtures import closed_configuration, load
+from support.model_fixtures import closed_configuration
 from support.ros_probe import NodeSession
 from support.ros_processes import start
 
@@ -27,8 +27,8 @@ DIAGNOSTIC = "state_estimator: estimation"
 
 
 @pytest.fixture(scope="module")
-def kangaroo():
-    robot, chain = load("kangaroo_like")
+def kangaroo(kangaroo):
+    robot, chain = kangaroo
     truth = closed_configuration(robot, chain, np.random.default_rng(31), fraction=0.5)
     return robot, truth
 

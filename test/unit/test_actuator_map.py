@@ -5,12 +5,7 @@ import pytest
 
 from humanoid_balance.mapping import ActuatorMap
 from humanoid_balance.model import SingularConfigurationError
-from support.model_fixtures import closed_configuration, load
-
-
-@pytest.fixture(scope="module")
-def kangaroo():
-    return load("kangaroo_like")
+from support.model_fixtures import closed_configuration
 
 
 def test_round_trip_outputs_to_actuators_to_outputs_across_the_workspace(kangaroo):

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from humanoid_balance.control.balancer import balance_controller, BalancerConfig, BalancerState, Foot
-from support.model_fixtures import load, static_stance
+from support.model_fixtures import static_stance
 
 JOINTS = ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")
 FEET = (Foot("left_foot", "left_sole", tuple(f"left_{j}" for j in JOINTS)),
@@ -24,9 +24,9 @@ def crouched(robot, chain, knee_actuators):
 
 
 @pytest.fixture(scope="module")
-def kangaroo():
+def kangaroo(kangaroo_floating):
     """A crouch away from the straight-knee singularity (its feet behind the CoM, as a kinematic model allows)."""
-    robot, chain = load("kangaroo_like", floating_base=True)
+    robot, chain = kangaroo_floating
     return robot, chain, crouched(robot, chain, -0.05)
 
 

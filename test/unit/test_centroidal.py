@@ -4,12 +4,12 @@ import pinocchio as pin
 import pytest
 
 from humanoid_balance.model import Centroidal, ClosedChain, load_robot
-from support.model_fixtures import DATA, closed_configuration, load, talos_urdf
+from support.model_fixtures import DATA, closed_configuration, talos_urdf
 
 
 @pytest.fixture(scope="module")
-def kangaroo():
-    robot, chain = load("kangaroo_like", floating_base=True)
+def kangaroo(kangaroo_floating):
+    robot, chain = kangaroo_floating
     return robot, chain, Centroidal(chain)
 
 

@@ -11,11 +11,6 @@ from support.model_fixtures import closed_configuration, load
 STEP = 1e-4  # finite-difference step on the strokes [m, rad]
 
 
-@pytest.fixture(scope="module")
-def kangaroo():
-    return load("kangaroo_like")
-
-
 def outputs_of(robot, chain, q, strokes):
     """Forward closure: the outputs of the mechanism with these strokes (the other joints from ``q``)."""
     moved = q.copy()

@@ -17,8 +17,8 @@ GAINS = MomentumGains(K_P=np.eye(3) * 800.0, K_D=np.eye(3) * 4.0, K_R=np.eye(3) 
 
 
 @pytest.fixture(scope="module")
-def kangaroo():
-    robot, chain = load("kangaroo_like", floating_base=True)
+def kangaroo(kangaroo_floating):
+    robot, chain = kangaroo_floating
     q = robot.reference_q
     data = robot.model.createData()
     pin.framesForwardKinematics(robot.model, data, q)
