@@ -19,7 +19,7 @@ os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
 
 TEST_DIR = Path(__file__).resolve().parent
-TIERS = {"unit": pytest.mark.unit, "sim": pytest.mark.sim, "ros": pytest.mark.ros, "launch_tests": pytest.mark.launch}
+TIERS = ("unit", "sim", "ros", "launch_tests")  # the folders under test/, each its marker (pytest.ini)
 
 
 def pytest_collection_modifyitems(items):
@@ -27,7 +27,7 @@ def pytest_collection_modifyitems(items):
     for item in items:
         path = Path(item.path).resolve()
         if TEST_DIR in path.parents and path.relative_to(TEST_DIR).parts[0] in TIERS:
-            item.add_marker(TIERS[path.relative_to(TEST_DIR).parts[0]])
+            item.add_marker(path.relative_to(TEST_DIR).parts[0])
 
 
 @pytest.fixture(scope="session")
