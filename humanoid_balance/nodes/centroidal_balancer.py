@@ -360,7 +360,9 @@ class CentroidalBalancerNode(LifecycleNode):
 
     # -- outputs --------------------------------------------------------------------------------------
     def publish(self, stamp, command, display):
-        self.command_publisher.publish(self.commands.fill(stamp, command.position, command.velocity, command.effort))
+        if self.command_publisher.wanted():  # (in balance_stack the cycle hands the command on)
+            self.command_publisher.publish(self.commands.fill(stamp, command.position, command.velocity,
+                                                              command.effort))
         for k, lifted in enumerate(command.lifted):
             if lifted != self.lifted[k]:
                 self.lifted_publishers[k].publish(Bool(data=lifted))

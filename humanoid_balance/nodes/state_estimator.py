@@ -165,22 +165,25 @@ class StateEstimatorNode(Node):
         self.rate.tick()
 
     def publish(self, stamp, state, actuator_efforts):
-        """odom first: the nodes that compute on estimated_joint_states then have the base of the same tick."""
-        base = state.base
-        odom = self.odometry.fill(stamp, base.position, base.quaternion_xyzw,
-                                  base.rotation.T @ base.linear_velocity,  # nav_msgs: twist in the child frame
-                                  base.angular_velocity)
-        self.odom_publisher.publish(odom)
+        """odom first: the nodes that compute on estimated_joint_states then have the base of the same tick. Each only
+        to someone (in balance_stack the cycle hands the state on, and these go out for RViz or a recorder)."""
         if actuator_efforts is not None:
             self.efforts[self.robot.actuated_v] = actuator_efforts
-        self.joint_publisher.publish(self.estimates.fill(stamp, state.q, state.v, self.efforts))
-        if self.tf_broadcaster is not None:
-            transform = TransformStamped(header=odom.header, child_frame_id=self.base_frame)
-            transform.transform.translation.x = odom.pose.pose.position.x
-            transform.transform.translation.y = odom.pose.pose.position.y
-            transform.transform.translation.z = odom.pose.pose.position.z
-            transform.transform.rotation = odom.pose.pose.orientation
-            self.tf_broadcaster.sendTransform(transform)
+        if self.odom_publisher.wanted() or self.tf_broadcaster is not None:
+            base = state.base
+            odom = self.odometry.fill(stamp, base.position, base.quaternion_xyzw,
+                                      base.rotation.T @ base.linear_velocity,  # nav_msgs: twist in the child frame
+                                      base.angular_velocity)
+            self.odom_publisher.publish(odom)
+            if self.tf_broadcaster is not None:
+                transform = TransformStamped(header=odom.header, child_frame_id=self.base_frame)
+                transform.transform.translation.x = odom.pose.pose.position.x
+                transform.transform.translation.y = odom.pose.pose.position.y
+                transform.transform.translation.z = odom.pose.pose.position.z
+                transform.transform.rotation = odom.pose.pose.orientation
+                self.tf_broadcaster.sendTransform(transform)
+        if self.joint_publisher.wanted():
+            self.joint_publisher.publish(self.estimates.fill(stamp, state.q, state.v, self.efforts))
 
     def on_calibrate(self, request, response):
         if self.last_reading is None:

@@ -122,7 +122,7 @@ def context():
 
 
 def test_an_output_goes_over_dds_only_once_a_reader_subscribes(context):
-    from ros_probe import Probe
+    from support.ros_probe import Probe
 
     node = rclpy.create_node("producer", context=context)
     node.hub = None

@@ -7,7 +7,7 @@ import pytest
 from humanoid_balance.nodes.reference import write_reference
 
 pytestmark = pytest.mark.dds  # rclpy nodes (in this process, on their own context)
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "parameters.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "parameters.md"
 
 
 def test_the_parameter_reference_is_current(tmp_path, ros_domain_id):

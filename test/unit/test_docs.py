@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 MENTION = re.compile(r"[\w./-]+\.md\b")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
