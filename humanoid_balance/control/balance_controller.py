@@ -87,11 +87,11 @@ class BalancerConfig:
                                              "the foot carries the robot alone (it does not tip over an edge)")
     pose_gain: float = tunable(5.0, "C-busy limbs converge to their target poses", "1/s")
     max_tracking_error: float = tunable(0.25, "a position command this far from the measured output joint restarts "
-                                              "from the measured posture (kinematic, viip)", "rad or m")
+                                              "from the measured posture (the modes that plan a motion)", "rad or m")
     support_margin: float = ROBOT_DEFAULTS["support_margin"]  # [m] the CoM reference stays this far inside the
                                        # support polygon's edges (the robot configuration's parameter)
-    min_foot_load: float = tunable(0.25, "... and where each foot in contact carries at least this fraction of the "
-                                         "weight")
+    min_foot_load: float = tunable(0.25, "the CoM reference stays where each foot in contact carries at least this "
+                                         "fraction of the weight")
     max_com_speed: float = tunable(0.05, "the CoM reference approaches a new target at most this fast", "m/s")
     max_com_acceleration: float = tunable(0.5, "... and accelerates at most this much, and ω² support_margin (its "
                                                "LIPM ZMP stays in the support)", "m/s²")
@@ -101,11 +101,11 @@ class BalancerConfig:
     respect_limits: bool = tunable(True, "the velocity resolution keeps the actuators' strokes and the joints' "
                                          "ranges (false: the command clamped output by output)")
     limit_margin: float = tunable(0.02, "fraction of each actuator's stroke the velocity resolution keeps free "
-                                        "(kinematic, viip)")
+                                        "(the modes that plan a motion)")
     limit_com_weight: float = tunable(1e4, "weight of the CoM's horizontal motion against the rest when a limit acts "
                                            "(joint_limits)")
-    stepping: bool = tunable(False, "take a recovery step when the capture point leaves the support polygon "
-                                    "(kinematic, momentum)")
+    stepping: bool = tunable(False, "take a recovery step when the capture point leaves the support polygon (the "
+                                    "modes that step)")
     step_trigger: float = tunable(0.0, "... by more than this beyond its edge", "m")
     step_duration: float = tunable(0.35, "swing time of a step", "s")
     commanded_step_duration: float = tunable(0.8, "swing time of a step asked for on balance/<foot>/step (after the "

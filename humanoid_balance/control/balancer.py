@@ -24,9 +24,10 @@ from humanoid_balance.control.balance_controller import (BalanceController, Bala
 from humanoid_balance.control.modes.kinematic import KinematicBalance
 from humanoid_balance.control.modes.momentum import MomentumBalance
 from humanoid_balance.control.modes.viip import ViipBalance
+from humanoid_balance.control.tunables import tunables
 
 __all__ = ["BALANCE_MODES", "MODES", "STEPPING_MODES", "BalanceMode", "BalanceController", "BalancerConfig",
-           "BalancerState", "Foot", "JointCommand", "Refused", "balance_controller", "balance_mode", "change_mode"]
+           "BalancerState", "Foot", "JointCommand", "Refused", "balance_controller", "balance_mode", "change_mode", "configured", "parameters"]
 
 
 class BalanceMode(NamedTuple):
@@ -59,6 +60,27 @@ def balance_mode(name, what="mode"):
     if name not in BALANCE_MODES:
         raise ValueError(f"{what} must be one of {', '.join(MODES)}, got '{name}'")
     return BALANCE_MODES[name]
+
+
+def parameters():
+    """parameter name → :class:`~humanoid_balance.control.tunables.Tunable`: the schema of the balancer's tunables,
+    BalancerConfig's shared ones by their names and each mode's gains as ``<mode>.<field>``."""
+    table = {tunable.name: tunable for tunable in tunables(BalancerConfig)}
+    for mode, profile in BALANCE_MODES.items():
+        table.update((f"{mode}.{tunable.name}", tunable) for tunable in tunables(profile.controller.Gains))
+    return table
+
+
+def configured(value, **fields):
+    """The BalancerConfig of ``fields`` (mode, feet, ...) and of each tunable of :func:`parameters` read by
+    ``value(name)``, every mode's gains included; ValueError naming the parameter whose value has not the
+    default's length."""
+    read = {name: tunable.read(value(name), name) for name, tunable in parameters().items()}
+    gains = {mode: profile.controller.Gains(**{tunable.name: read[f"{mode}.{tunable.name}"]
+                                               for tunable in tunables(profile.controller.Gains)})
+             for mode, profile in BALANCE_MODES.items()}
+    return BalancerConfig(**fields, **{tunable.name: read[tunable.name] for tunable in tunables(BalancerConfig)},
+                          gains=gains)
 
 
 def balance_controller(robot, config, extra_sections=()):

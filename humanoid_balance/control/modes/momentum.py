@@ -27,11 +27,11 @@ class MomentumBalanceGains:
     """The momentum mode's gains: the motion's, and the diagonals (x, y, z) of eqs. 38–39's matrices."""
 
     posture_com_gain: float = tunable(5.0, "the commanded posture's CoM to the reference", "1/s")
-    com_stiffness: tuple = tunable((800.0, 800.0, 800.0), "K_P, the CoM's stiffness (eq. 39), diagonal", "N/m")
-    linear_damping: tuple = tunable((4.0, 4.0, 4.0), "K_D, the linear momentum's damping (eq. 38), diagonal", "1/s")
-    orientation_stiffness: tuple = tunable((300.0, 300.0, 300.0), "K_R, the base orientation's spring (eq. 39), "
+    com_stiffness: tuple = tunable((800.0, 800.0, 800.0), "K_P, the CoM's stiffness (eqs. 38–39), diagonal", "N/m")
+    linear_damping: tuple = tunable((4.0, 4.0, 4.0), "K_D, the linear momentum's damping (eqs. 38–39), diagonal", "1/s")
+    orientation_stiffness: tuple = tunable((300.0, 300.0, 300.0), "K_R, the base orientation's spring (eqs. 38–39), "
                                                                   "diagonal", "N·m")
-    angular_damping: tuple = tunable((4.0, 4.0, 4.0), "D, the angular momentum's damping (eq. 38), diagonal", "1/s")
+    angular_damping: tuple = tunable((4.0, 4.0, 4.0), "D, the angular momentum's damping (eqs. 38–39), diagonal", "1/s")
 
     @property
     def momentum(self):

@@ -50,8 +50,8 @@ LANDING_POSTURE_GAIN = 10.0  # [1/s] in the air the legs return to the posture t
 class ViipGains:
     """The viip mode's gains and jump."""
 
-    viip_frequency: float = tunable(8.0, "standing impedance ω (eq. 13)", "rad/s")
-    viip_damping: float = tunable(1.0, "standing impedance ζ ≥ 1 (eq. 14)")
+    standing_frequency: float = tunable(8.0, "standing impedance ω (eq. 13)", "rad/s")
+    standing_damping: float = tunable(1.0, "standing impedance ζ ≥ 1 (eq. 14)")
     cog_frequency: float = tunable(4.0, "horizontal COG regulation ω_c, critically damped", "rad/s")
     sole_level_gain: float = tunable(10.0, "soles in contact turned flat onto the floor", "1/s")
     posture_gain: float = tunable(2.0, "joints not in a leg return to their reference posture", "1/s")
@@ -73,7 +73,7 @@ class ViipBalance(BalanceController):
         self.srv = None           # the strict referential velocity of the COG [m/s]
         self.cog_height = None    # the COG height it commands during lift-off [m]
         gains = self.gains
-        self.schedule = JumpSchedule(standing_impedance(gains.viip_frequency, gains.viip_damping),
+        self.schedule = JumpSchedule(standing_impedance(gains.standing_frequency, gains.standing_damping),
                                      gains.jump_height, gains.stoop_depth,
                                      touchdown_clearance=gains.touchdown_clearance)
         self.standing_height = None  # the COG reference's height the schedule's heights are measured from [m]
@@ -86,7 +86,7 @@ class ViipBalance(BalanceController):
 
     def check(self, q, gains=None):
         super().check(q, gains)
-        standing_impedance(self.gains.viip_frequency, self.gains.viip_damping)
+        standing_impedance(self.gains.standing_frequency, self.gains.standing_damping)
 
     def hold(self, state):
         super().hold(state)
