@@ -27,7 +27,8 @@ from humanoid_balance.control.modes.viip import ViipBalance
 from humanoid_balance.control.tunables import tunables
 
 __all__ = ["BALANCE_MODES", "MODES", "STEPPING_MODES", "BalanceMode", "BalanceController", "BalancerConfig",
-           "BalancerState", "Foot", "JointCommand", "Refused", "balance_controller", "balance_mode", "change_mode", "configured", "parameters"]
+           "BalancerState", "Foot", "JointCommand", "Refused", "balance_controller", "balance_mode", "change_mode",
+           "configured", "parameters"]
 
 
 class BalanceMode(NamedTuple):
