@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
-from humanoid_balance.control.balancer import balance_controller, BalancerConfig, BalancerState, Foot
+from humanoid_balance.control.balancer import MODES, balance_controller, BalancerConfig, BalancerState, Foot
 from humanoid_balance.control.momentum_balance import MomentumGains, contact_wrench_map, desired_com_wrench
 from humanoid_balance.model import load_robot
 
@@ -60,7 +60,7 @@ def main(iterations=2000):
              ("wrench QP: Python call incl. update", median(wall), "—")]
 
     com_reference = com + np.array([0.005, 0.0, 0.0])
-    for mode in ("kinematic", "momentum", "viip"):
+    for mode in MODES:
         balancer = balance_controller(robot, BalancerConfig(mode=mode, feet=feet))
         state = BalancerState(q, np.zeros(robot.nv), (True, True), np.r_[com[:2], 0.0], com_reference)
         samples = []

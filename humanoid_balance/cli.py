@@ -13,13 +13,17 @@ from humanoid_balance.nodes import REAL_TIME_RATE
 from humanoid_balance.resources import DEFAULT_ROBOT, model_file
 
 
+COMPARED = ("stepping-modes", "both")
+"""demo --mode's choice that runs every mode that steps (control.balancer.STEPPING_MODES) in turn; its older name."""
+
+
 class DemoModes:
-    """demo --mode's choices: the balance modes (control.balancer.MODES) and "both", imported only when a --mode is
-    given or the help shown (the controllers load pinocchio, a second the other commands need not wait)."""
+    """demo --mode's choices: the balance modes (control.balancer.MODES) and :data:`COMPARED`, imported only when a
+    --mode is given or the help shown (the controllers load pinocchio, a second the other commands need not wait)."""
 
     def __iter__(self):
         from humanoid_balance.control.balancer import MODES
-        return iter((*MODES, "both"))
+        return iter((*MODES, *COMPARED))
 
     def __contains__(self, mode):
         return mode in tuple(self)
@@ -157,7 +161,7 @@ def build_parser():
     recording.add_argument("--record", type=Path, metavar="DIR",
                            help="record every topic of the node graph, on simulated time, into this rosbag2 directory "
                                 "(MCAP storage; DIR.mcap and metadata.yaml inside; 'x.mcap' stands for the directory "
-                                "x; with --mode both, one per mode: DIR_kinematic, DIR_momentum). Default: recording "
+                                "x; with --mode stepping-modes, one per mode: DIR_<mode>). Default: recording "
                                 "in the report folder")
     recording.add_argument("--no-record", action="store_true", help="do not record the topics")
     demo.add_argument("--real-time", action="store_true",
@@ -167,10 +171,10 @@ def build_parser():
                       help="a directory written by `humanoid-balance init`, or a bundled robot "
                            f"(default {DEFAULT_ROBOT})")
     demo.add_argument("--mode", choices=DemoModes(),
-                      help="kinematic: Choi–Kim on position drives (default; viip for --scenario jump); momentum: "
-                           "Garofalo et al. on the actuators' joint impedance, as a torque-controlled robot; viip: "
-                           "Sugihara–Nakamura on position drives; both: kinematic then momentum on the same pushes, "
-                           "compared")
+                      help="the balance mode (default kinematic; the jump scenario's own for --scenario jump), "
+                           "on the drives it needs (control/balancer.py's BALANCE_MODES: momentum "
+                           "on the actuators' joint impedance, as a torque-controlled robot); stepping-modes (or "
+                           "both): every mode that steps, one after the other on the same pushes, compared")
     demo.add_argument("--rate", type=float, default=REAL_TIME_RATE,
                       help=f"control rate with --real-time [Hz] (default {REAL_TIME_RATE:g}); lower it if the "
                            "summary's actuator command rate falls short of it (the machine cannot keep up)")
@@ -303,9 +307,9 @@ def init(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance=(), l
 
 def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT, mode=None, record=True):
     """The closed-loop demo; returns the exit code (0: no fall, ZMP inside the support polygon or every jump
-    landed, nodes OK). ``mode``: the scenario's own (viip for jumps) or kinematic when None; ``both`` runs kinematic
-    then momentum mode into ``output``/<mode> and compares them. ``record``: True (into the report folder), False,
-    or a rosbag2 directory."""
+    landed, nodes OK). ``mode``: the scenario's own (viip for jumps) or kinematic when None; ``stepping-modes`` (or
+    ``both``) runs every mode that steps (control.balancer.STEPPING_MODES) into ``output``/<mode> and compares them.
+    ``record``: True (into the report folder), False, or a rosbag2 directory."""
     if video is not None:
         os.environ.setdefault("MUJOCO_GL", "egl")  # headless rendering, before MuJoCo loads
         if video.suffix.lower() not in (".gif", ".mp4"):
@@ -322,12 +326,15 @@ def demo(scenario, output, video=None, real_time_rate=None, robot=DEFAULT_ROBOT,
               file=sys.stderr)
         return 2
     mode = mode or needed or "kinematic"
-    modes = ("kinematic", "momentum") if mode == "both" else (mode,)
+    compared = mode in COMPARED
+    if compared:
+        from humanoid_balance.control.balancer import STEPPING_MODES
+    modes = STEPPING_MODES if compared else (mode,)
     codes, runs = [], {}
     for each in modes:
-        folder = output / each if mode == "both" else output
+        folder = output / each if compared else output
         recording = folder / "recording" if record is True else record or None
-        if recording and mode == "both" and record is not True:
+        if recording and compared and record is not True:
             recording = bag_path(recording).with_name(f"{bag_path(recording).name}_{each}")
         try:
             code, figures, paths = run_demo(SCENARIOS[scenario], folder, video, real_time_rate=real_time_rate,

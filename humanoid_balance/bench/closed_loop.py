@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from humanoid_balance.bench.session import Session
+from humanoid_balance.control.balancer import balance_mode
 from humanoid_balance.control.joint_trajectory import LimbTrajectory
 from humanoid_balance.estimation import ImuSample
 from humanoid_balance.loop import BalanceLoop, Observation, limb_sections
@@ -76,8 +77,8 @@ class ClosedLoop:
         arms: make the configuration's busy limbs J-busy sections, following what :meth:`follow` gives them, but
             those in ``cartesian_limbs``: C-busy, following their target pose in :attr:`poses`.
         impedance: send position, velocity, effort and the gains the mapper derives from the configuration's
-            output impedance through the plant's joint impedance (momentum mode on a torque-controlled robot)
-            instead of position targets to stiff drives.
+            output impedance through the plant's joint impedance (a torque-controlled robot) instead of position
+            targets to stiff drives; None: as the mode needs (its command_interface, control.balancer.BALANCE_MODES).
         compliance_compensation: the mapper advances the position targets by the drives' deflection under the
             command's efforts (the configuration's drive gains); default: in viip mode, whose jump is dynamic.
         reference: joint → starting value for the plant (see :class:`Simulation`).
@@ -87,16 +88,16 @@ class ClosedLoop:
         config: extra :class:`BalancerConfig` fields (``zmp_com`` defaults to the robot's k_p and k_c).
     """
 
-    def __init__(self, robot, mode="kinematic", arms=False, impedance=False, compliance_compensation=None,
+    def __init__(self, robot, mode="kinematic", arms=False, impedance=None, compliance_compensation=None,
                  reference=None, period=0.002, cartesian_limbs=(), perturbation=NOMINAL, session=None, **config):
         self.config = robot
         self.sim = Simulation.from_config(robot, reference=reference or {}, perturbation=perturbation)
+        self.impedance = balance_mode(mode).impedance if impedance is None else impedance
         self.loop = BalanceLoop.from_config(robot, mode, limb_sections(robot, cartesian_limbs) if arms else (),
-                                            impedance=impedance, compliance_compensation=compliance_compensation,
+                                            impedance=self.impedance, compliance_compensation=compliance_compensation,
                                             sample_rate=1.0 / period, **config)
         self.robot = self.loop.robot
         self.soles = robot.soles
-        self.impedance = impedance
         self.period = period
         self.steps = max(1, round(period / self.sim.model.opt.timestep))
         self.actuated = list(self.robot.actuated_names)
@@ -108,7 +109,7 @@ class ClosedLoop:
         self.signals = None        # the last tick's Signals
         self.session = run = session or Session()
         run.progress.begin_run()
-        path = run.recording_path(f"{mode}_{'impedance' if impedance else 'position'}")
+        path = run.recording_path(f"{mode}_{'impedance' if self.impedance else 'position'}")
         self.recording = None
         if path is not None:
             from humanoid_balance.bench.loop_recording import LoopRecorder   # ROS messages only when recording

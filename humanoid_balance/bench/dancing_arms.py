@@ -15,7 +15,7 @@ import numpy as np
 
 from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config
 from humanoid_balance.bench.results import Result
-from humanoid_balance.control.balancer import BALANCE_MODES
+from humanoid_balance.control.balancer import STEPPING_MODES, BalancerConfig
 
 __all__ = ["NOTE", "ROBOT", "run", "dance", "Dance", "AMPLITUDE"]
 
@@ -64,8 +64,7 @@ def dance(periods, robot=ROBOT, antiphase=True, session=None, mode="kinematic"):
     a :class:`Dance`."""
     config = robot_config(robot)
     amplitude = amplitudes(config, robot, antiphase)
-    loop = ClosedLoop(config, mode=mode, arms=True, impedance=BALANCE_MODES[mode].command_interface == "impedance",
-                      session=session)
+    loop = ClosedLoop(config, mode=mode, arms=True, session=session)
     samples, swings, end = [], [], START + periods / FREQUENCY
     times = np.arange(0.0, end - START + 1e-9, loop.period)
     for limb in amplitude:
@@ -96,7 +95,8 @@ def run(smoke=False, robot=ROBOT, session=None):
     periods = 2 if smoke else 4
     paper = "Mahru I (Choi–Kim)"
     rows = []
-    for mode, suffix in (("kinematic", ""), ("momentum", ", momentum mode")):
+    for mode in STEPPING_MODES:
+        suffix = "" if mode == BalancerConfig.mode else f", {mode} mode"  # the default mode's rows: no suffix
         danced = dance(periods, robot, session=session, mode=mode)
         fell = danced.fell
         rows += [Result(EXPERIMENT, f"CoM deviation, 1 Hz arm trajectories{suffix}", f"{paper}: nearly fixed",

@@ -5,6 +5,7 @@ impulse hits the pelvis. Paper: TORO (77.5 kg), a pendulum push of 17.4 J at the
 settled in 4.7 s. The same push with the momentum feedback switched off (K_P = K_D = 0: only gravity
 compensation and the joint impedance) shows what the controller adds. Units: SI.
 """
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -12,7 +13,7 @@ import numpy as np
 from humanoid_balance.bench import bisection
 from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config, robot_mass
 from humanoid_balance.bench.results import Result
-from humanoid_balance.control.balancer import BalancerConfig
+from humanoid_balance.control.modes.momentum import MomentumBalanceGains
 from humanoid_balance.demo.report import SETTLED_WITHIN, recovery
 
 __all__ = ["NOTE", "ROBOT", "run", "push"]
@@ -43,10 +44,10 @@ class PushOutcome(NamedTuple):
 
 def push(impulse, robot=ROBOT, feedback=True, session=None):
     """Push ``robot`` (Mahru I) sideways at its base with ``impulse`` [N·s] and watch it for 3 s."""
-    gains = BalancerConfig().momentum
+    gains = MomentumBalanceGains()
     if not feedback:
-        gains = gains._replace(K_P=0 * gains.K_P, K_D=0 * gains.K_D)
-    loop = ClosedLoop(robot_config(robot), mode="momentum", impedance=True, momentum=gains, session=session)
+        gains = replace(gains, com_stiffness=(0.0, 0.0, 0.0), linear_damping=(0.0, 0.0, 0.0))
+    loop = ClosedLoop(robot_config(robot), mode="momentum", gains={"momentum": gains}, session=session)
     com, soles_before, fell = [], None, False
     while loop.sim.time < PUSH_TIME + OBSERVED and not fell:
         sample = loop.tick()

@@ -12,6 +12,7 @@ from humanoid_balance.bench import bisection
 from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config, robot_mass
 from humanoid_balance.bench.push_through_nodes import push_through_nodes
 from humanoid_balance.bench.results import Result
+from humanoid_balance.control.balancer import STEPPING_MODES
 from humanoid_balance.control.capture_point import capturable_velocity
 from humanoid_balance.control.stepping import step_region
 from humanoid_balance.control.zmp_com import GRAVITY
@@ -20,7 +21,8 @@ __all__ = ["NOTE", "ROBOT", "run", "pushed", "largest_recovered", "lipm_bounds"]
 
 EXPERIMENT = "12 recovery steps"
 ROBOT = "kangaroo_like"
-MODES = ("kinematic", "momentum")
+MODES = STEPPING_MODES
+SMOKE_MODE = "momentum"
 DIRECTIONS = {"lateral": (0.0, 1.0, 0.0), "forward": (1.0, 0.0, 0.0), "backward": (-1.0, 0.0, 0.0)}
 WATCHED = 3.0                  # [s] after the push
 STILL_WITHIN = 3.0             # [s] after the push
@@ -77,8 +79,8 @@ def run(smoke=False, robot=ROBOT, session=None):
     """The experiment's rows; ``smoke``: one 12 N·s lateral push in momentum mode with recovery steps, as in CI."""
     mass = robot_mass(robot)
     if smoke:
-        fell, push = pushed(SMOKE_IMPULSE, MODES[-1], "lateral", True, robot, session, SMOKE_WATCHED)
-        return [Result(EXPERIMENT, f"momentum mode, {SMOKE_IMPULSE:g} N·s lateral, stepping", "—", "no fall",
+        fell, push = pushed(SMOKE_IMPULSE, SMOKE_MODE, "lateral", True, robot, session, SMOKE_WATCHED)
+        return [Result(EXPERIMENT, f"{SMOKE_MODE} mode, {SMOKE_IMPULSE:g} N·s lateral, stepping", "—", "no fall",
                        f"{'fell' if fell else 'no fall'}, standing still after {push['standing still after [s]']:.2f}"
                        f" s, {push['feet lifted']} lift-offs", not fell)]
     rows, bounds = [], lipm_bounds(robot)

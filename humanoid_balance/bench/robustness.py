@@ -15,6 +15,7 @@ import numpy as np
 from humanoid_balance.bench import bisection
 from humanoid_balance.bench.closed_loop import ClosedLoop, robot_config, robot_mass
 from humanoid_balance.bench.results import Result
+from humanoid_balance.control.balancer import STEPPING_MODES
 from humanoid_balance.demo.report import SETTLED_WITHIN, recovery
 from humanoid_balance.demo.scenario import SCENARIOS
 from humanoid_balance.resources import DEFAULT_ROBOT
@@ -24,7 +25,8 @@ __all__ = ["NOTE", "ROBOT", "CASES", "run", "scenario", "largest_recovered"]
 
 EXPERIMENT = "11 robustness"
 ROBOT = DEFAULT_ROBOT
-MODES = ("kinematic", "momentum")  # momentum: on the plant's joint impedance, as a torque-controlled robot
+MODES = STEPPING_MODES             # on the drives each needs (momentum: the plant's joint impedance, as a
+                                   # torque-controlled robot)
 SETTLE_TARGET = 2.5                # [s]
 SENSORS = dict(position_noise=2e-4, position_bias=5e-4, velocity_noise=0.01, gyro_noise=0.005, gyro_bias=0.002,
                accelerometer_noise=0.05, accelerometer_bias=0.05, imu_tilt=np.radians(1.0), effort_noise=0.005,
@@ -59,8 +61,7 @@ class ScenarioOutcome(NamedTuple):
 
 
 def closed_loop(robot, mode, perturbation, arms=False, session=None):
-    return ClosedLoop(robot_config(robot), mode=mode, arms=arms, impedance=mode == "momentum",
-                      perturbation=perturbation)
+    return ClosedLoop(robot_config(robot), mode=mode, arms=arms, perturbation=perturbation)
 
 
 def scenario(mode, perturbation=NOMINAL, robot=ROBOT, pushes=None, session=None):

@@ -30,7 +30,7 @@ def jump(robot=ROBOT, session=None):
     """Stand, jump, watch; returns (standing COG deviation [m], apex [m], landing depth [m], planned (z_H, z_d),
     fell, mapper refusals, largest base height estimate error through flight and touchdown [m])."""
     loop = ClosedLoop(robot_config(robot), mode="viip", session=session)
-    config = loop.balancer.config
+    gains = loop.balancer.gains
     rows, fell, requested = [], False, False
     while loop.sim.time < JUMP_AT + WATCH and not fell:
         if loop.sim.time >= JUMP_AT and not requested:
@@ -50,7 +50,7 @@ def jump(robot=ROBOT, session=None):
     landing = float(height[touchdown] - height[touchdown:].min()) if touchdown < len(time) else float("nan")
     window = (time >= JUMP_AT) & (np.arange(len(time)) <= touchdown + round(0.2 / loop.period))
     error = float(np.abs(estimate[window]).max())
-    return (float(np.abs(standing - z_0).max()), apex, landing, (config.jump_height, config.stoop_depth), fell,
+    return (float(np.abs(standing - z_0).max()), apex, landing, (gains.jump_height, gains.stoop_depth), fell,
             loop.refusals, error)
 
 

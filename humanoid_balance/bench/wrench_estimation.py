@@ -35,7 +35,7 @@ def lateral_swing(periods, robot=ROBOT, session=None):
                               sample.zmp[:2]])
     rows = np.array(rows)
     weight = loop.robot.total_mass * 9.81
-    seconds = median_seconds(lambda: loop.contact.quasi_static.estimate(sample.q, sample.efforts), 300)
+    seconds = median_seconds(lambda: loop.loop.contact.quasi_static.estimate(sample.q, sample.efforts), 300)
     return rows[:, 0:2], rows[:, 2:4], rows[:, 4:6], rows[:, 6:8], weight, seconds
 
 

@@ -27,10 +27,10 @@ from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, Embed
 from humanoid_balance.control.joint_limits import JointLimits, LimitStatus
 from humanoid_balance.control.joint_trajectory import check as check_trajectory
 from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, ZMP_MARGIN_FRACTION, limb_reach
-from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
-                                                       joint_torques)
+from humanoid_balance.control.momentum_balance import WrenchDistribution, contact_wrench_map, joint_torques
 from humanoid_balance.control.capture_point import capture_point
 from humanoid_balance.control.reference_governor import ComGovernor, Limitation
+from humanoid_balance.control.tunables import tunable
 from humanoid_balance.control.stepping import LANDED_SHORT, StepRequestError, Stepping, StepTick, step_region
 from humanoid_balance.control.zmp_com import GRAVITY, ZmpComGains, check_gains
 from humanoid_balance.model.centroidal import Centroidal
@@ -71,48 +71,48 @@ class Foot(NamedTuple):
 
 @dataclass
 class BalancerConfig:
+    """What every mode shares; the tunables (:func:`~humanoid_balance.control.tunables.tunable`) are the
+    centroidal_balancer's parameters of the same name, and each mode's gains (its controller's ``Gains``) its
+    ``<mode>.<field>`` ones."""
+
     mode: str = "kinematic"            # which BalanceController (control.balancer.BALANCE_MODES)
     feet: tuple = ()
+    gains: dict = field(default_factory=dict)  # mode → its controller's Gains; a mode not in it: their defaults
     zmp_com: ZmpComGains = field(default_factory=lambda: ZmpComGains(np.full(2, ROBOT_DEFAULTS["k_p"]),
                                                                       np.full(2, ROBOT_DEFAULTS["k_c"])))
-    com_height_gain: float = 5.0       # [1/s] CoM height P term (kinematic mode)
-    attitude_gain: float = 5.0         # [1/s] base attitude P term (every mode's motion)
-    posture_com_gain: float = 5.0      # [1/s] momentum mode: the commanded posture's CoM to the reference
-    momentum: MomentumGains = field(default_factory=lambda: MomentumGains(
-        np.eye(3) * 800.0, np.eye(3) * 4.0, np.eye(3) * 300.0, np.eye(3) * 4.0))
-    friction: float = 0.7              # μ of the friction pyramid
-    f_min: float = 10.0                # minimum sole normal force [N]
-    stance_cop_margin: float = 0.05    # fraction of a sole's length and width its CoP keeps off each edge when the
-                                       # foot carries the robot alone (momentum mode: it does not tip over an edge)
-    viip_frequency: float = 8.0        # standing impedance ω [rad/s] (eq. 13)
-    viip_damping: float = 1.0          # standing impedance ζ ≥ 1 (eq. 14)
-    posture_gain: float = 2.0          # [1/s] joints not in a leg return to their reference posture
-    jump_height: float = 0.05          # planned apex above the lift-off COG height z_H [m] (viip)
-    stoop_depth: float = 0.05          # stoop before lift-off and landing depth z_d [m] (viip)
-    cog_frequency: float = 4.0         # horizontal COG regulation ω_c, critically damped [rad/s] (viip)
-    sole_level_gain: float = 10.0      # [1/s] soles in contact turned flat onto the floor (viip)
-    touchdown_clearance: float = 0.005  # the touchdown begins when a sole comes this close to the floor [m] (viip)
-    pose_gain: float = 5.0             # [1/s] C-busy limbs converge to their target poses
-    max_tracking_error: float = 0.25   # [rad or m] a position command this far from the measured output restarts
-                                       # from the measured posture (modes that plan a motion): see update
+    attitude_gain: float = tunable(5.0, "the base's attitude back to level (every mode's motion)", "1/s")
+    friction: float = tunable(0.7, "μ of the soles' friction pyramid")
+    f_min: float = tunable(10.0, "least normal force of a sole in contact (the wrench distribution)", "N")
+    stance_cop_margin: float = tunable(0.05, "fraction of a sole's length and width its CoP keeps off each edge when "
+                                             "the foot carries the robot alone (it does not tip over an edge)")
+    pose_gain: float = tunable(5.0, "C-busy limbs converge to their target poses", "1/s")
+    max_tracking_error: float = tunable(0.25, "a position command this far from the measured output joint restarts "
+                                              "from the measured posture (the modes that plan a motion)", "rad or m")
     support_margin: float = ROBOT_DEFAULTS["support_margin"]  # [m] the CoM reference stays this far inside the
-                                       # support polygon's edges
-    min_foot_load: float = 0.25        # ... and where each foot in contact carries this fraction of the weight
-    max_com_speed: float = 0.05        # [m/s] the CoM reference's approach to a new target
-    max_com_acceleration: float = 0.5  # [m/s²] ... lowered to ω² support_margin (LIPM: its ZMP stays in the support)
-    max_limb_speed: float = 0.3        # [m/s] C-busy limb ends' approach to their targets
-    max_limb_acceleration: float = 1.0  # [m/s²]
-    max_limb_angular_speed: float = 1.0  # [rad/s]
-    respect_limits: bool = True        # the resolution keeps strokes and ranges (False: clamped output by output)
-    limit_margin: float = 0.02         # fraction of each actuator's stroke the resolution keeps free
-    limit_com_weight: float = 1e4      # the CoM's horizontal motion against the rest when a limit acts (joint_limits)
-    stepping: bool = False             # recovery steps when the capture point leaves the support (modes that step)
-    step_trigger: float = 0.0          # [m] ... by more than this beyond the support polygon's edge
-    step_duration: float = 0.35        # [s] swing time of a recovery step
-    commanded_step_duration: float = 0.8  # [s] ... of a step asked for (after the weight has gone onto the other foot)
-    step_height: float = 0.04          # [m] swing sole's lift
-    swing_gain: float = 20.0           # [1/s] the swing sole's pose error fed back
-    max_steps: int = 2                 # recovery steps in a row before the robot must stand again
+                                       # support polygon's edges (the robot configuration's parameter)
+    min_foot_load: float = tunable(0.25, "the CoM reference stays where each foot in contact carries at least this "
+                                         "fraction of the weight")
+    max_com_speed: float = tunable(0.05, "the CoM reference approaches a new target at most this fast", "m/s")
+    max_com_acceleration: float = tunable(0.5, "... and accelerates at most this much, and ω² support_margin (its "
+                                               "LIPM ZMP stays in the support)", "m/s²")
+    max_limb_speed: float = tunable(0.3, "C-busy limb ends approach their target poses at most this fast", "m/s")
+    max_limb_acceleration: float = tunable(1.0, "... accelerating at most this much", "m/s²")
+    max_limb_angular_speed: float = tunable(1.0, "... turning at most this fast", "rad/s")
+    respect_limits: bool = tunable(True, "the velocity resolution keeps the actuators' strokes and the joints' "
+                                         "ranges (false: the command clamped output by output)")
+    limit_margin: float = tunable(0.02, "fraction of each actuator's stroke the velocity resolution keeps free "
+                                        "(the modes that plan a motion)")
+    limit_com_weight: float = tunable(1e4, "weight of the CoM's horizontal motion against the rest when a limit acts "
+                                           "(joint_limits)")
+    stepping: bool = tunable(False, "take a recovery step when the capture point leaves the support polygon (the "
+                                    "modes that step)")
+    step_trigger: float = tunable(0.0, "... by more than this beyond its edge", "m")
+    step_duration: float = tunable(0.35, "swing time of a step", "s")
+    commanded_step_duration: float = tunable(0.8, "swing time of a step asked for on balance/<foot>/step (after the "
+                                                  "weight has gone onto the other foot)", "s")
+    step_height: float = tunable(0.04, "how high a swing sole is lifted", "m")
+    swing_gain: float = tunable(20.0, "the swing sole's pose error fed back", "1/s")
+    max_steps: int = tunable(2, "recovery steps in a row before the robot must stand again")
     step_region: Optional[tuple] = None  # StepRegion (forward, backward, outward, inward) [m]; None: from the legs
 
 
@@ -178,9 +178,11 @@ class BalanceController:
 
     mode = None  # the mode's name, as BalancerConfig.mode and the node's parameter give it
     steps = True  # whether the mode takes steps (capture-point recovery, requested steps)
+    Gains = None  # the mode's gains: a dataclass of tunables (control.tunables), BalancerConfig.gains[mode]
 
     def __init__(self, robot, config, extra_sections=()):
         self.robot, self.config, self.sections = robot, config, tuple(extra_sections)
+        self.gains = config.gains[self.mode] if self.mode in config.gains else self.Gains()
         self.model = robot.model
         self.chain = ClosedChain(robot)
         self.kinematics = WholeBodyKinematics(self.chain)

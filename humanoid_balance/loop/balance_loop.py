@@ -81,13 +81,13 @@ class BalanceLoop:
         self.lifted = None   # the feet the balancer's last command lifted, for the contact estimate (None: none)
 
     @classmethod
-    def from_config(cls, robot_config, mode="kinematic", sections=(), impedance=False, compliance_compensation=None,
+    def from_config(cls, robot_config, mode="kinematic", sections=(), impedance=None, compliance_compensation=None,
                     sample_rate=500.0, **config):
         """The loop of a RobotConfig with its defaults, contacts from actuator forces: the balancer in ``mode`` with
         the limbs' ``sections`` (:func:`limb_sections`) and extra BalancerConfig fields ``config`` (``zmp_com``
         and ``support_margin`` default to the robot's); the mapper sends the joint impedance of the robot's output
         impedance with ``impedance``, and advances position targets by the drives' deflection with
-        ``compliance_compensation`` (None: as the mode needs, control.balancer.BALANCE_MODES)."""
+        ``compliance_compensation`` (each None: as the mode needs, control.balancer.BALANCE_MODES)."""
         robot = load_robot(robot_config.urdf_file, robot_config.loops, floating_base=True)
         check_robot_config(robot_config, robot)
         fixed_base = load_robot(robot_config.urdf_file, robot_config.loops)
@@ -99,6 +99,8 @@ class BalanceLoop:
         config.setdefault("zmp_com", ZmpComGains(np.full(2, robot_config.k_p), np.full(2, robot_config.k_c)))
         config.setdefault("support_margin", robot_config.support_margin)
         balance = BalanceStage(robot, BalancerConfig(mode=mode, feet=balance_feet(robot_config), **config), sections)
+        if impedance is None:
+            impedance = BALANCE_MODES[mode].impedance
         if compliance_compensation is None:
             compliance_compensation = BALANCE_MODES[mode].compliance_compensation
         actuator_map = ActuatorMap(robot, impedance=(robot_config.impedance_stiffness, robot_config.impedance_damping)

@@ -20,7 +20,8 @@ balance/<foot>/lifted says, when it changes, whether the foot carries nothing: a
 tipped the robot onto the other foot (control/stepping.py); the contact estimator reads such a foot as aerial, whatever
 load the leg's dynamics or its drives put on its estimate, until it is put down.
 
-Modes (parameter ``mode``): kinematic (Choi–Kim), momentum (Garofalo et al.), viip (Sugihara–Nakamura).
+Modes (parameter ``mode``): control/balancer.py's BALANCE_MODES; each mode's gains are the parameters
+``<mode>.<field>`` (its controller's Gains), all declared whichever mode runs, so that a change of mode takes its own.
 Balance first: the references are granted as far as the robot stays up (the core's limitations, reported by
 nodes/limitations.py: WARN while they last, counted, logged at a limited rate); a pose beyond the limb's reach is
 rejected (out_of_reach), any reference while no foot is in contact (no_contact); a jump or a mode change the robot
@@ -44,7 +45,7 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
-from humanoid_balance.control.balancer import BALANCE_MODES, MODES, BalancerConfig, Refused
+from humanoid_balance.control.balancer import BALANCE_MODES, MODES, Refused, configured, parameters
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.joint_limits import LimitStatus
 from humanoid_balance.control.joint_trajectory import Unfollowable
@@ -67,24 +68,6 @@ from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter,
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 
 CONTACT_PHASES = ("state", "normal_force")
-GOVERNOR_PARAMETERS = {  # what the balance grants of the references (control/reference_governor.py, limb_motion.py);
-    # defaults: BalancerConfig's; support_margin, a robot configuration's, besides
-    "min_foot_load": "... and where each foot in contact carries at least this fraction of the weight",
-    "max_com_speed": "the CoM reference approaches a new target at most this fast [m/s]",
-    "max_com_acceleration": "... and accelerates at most this much, and ω² support_margin (its LIPM ZMP stays in the "
-                            "support) [m/s²]",
-    "max_limb_speed": "C-busy limb ends approach their target poses at most this fast [m/s]",
-    "max_limb_acceleration": "... accelerating at most this much [m/s²]",
-    "max_limb_angular_speed": "... turning at most this fast [rad/s]",
-}
-
-STEP_PARAMETERS = {  # the steps (control/stepping.py); defaults: BalancerConfig's
-    "stepping": "take a recovery step when the capture point leaves the support polygon (kinematic, momentum)",
-    "step_trigger": "... by more than this beyond its edge [m]",
-    "step_duration": "swing time of a step [s]",
-    "step_height": "how high a swing sole is lifted [m]",
-    "max_steps": "recovery steps in a row before the robot must stand again",
-}
 
 
 class CentroidalBalancerNode(LifecycleNode):
@@ -98,16 +81,8 @@ class CentroidalBalancerNode(LifecycleNode):
         declare_robot_parameter(self, "k_c", read_only=False)
         declare_robot_parameter(self, "support_margin")
         self.declare_parameter("input_timeout", 0.1, describe("inputs older than this are stale [s]"))
-        self.declare_parameter("max_tracking_error", 0.25, describe(
-            "a position command this far from the measured output joint restarts from the measured posture "
-            "(kinematic, viip) [rad or m]", True))
-        self.declare_parameter("limit_margin", 0.02, describe(
-            "fraction of each actuator's stroke the velocity resolution keeps free (kinematic, viip)", True))
-        defaults = BalancerConfig()
-        for name, text in GOVERNOR_PARAMETERS.items():
-            self.declare_parameter(name, float(getattr(defaults, name)), describe(text, True))
-        for name, text in STEP_PARAMETERS.items():
-            self.declare_parameter(name, getattr(defaults, name), describe(text, True))
+        for name, tunable in parameters().items():  # the shared tunables, and each mode's gains as <mode>.<field>
+            self.declare_parameter(name, tunable.parameter_default, describe(tunable.text, True))
         self.declare_parameter("world_frame", "odom", describe("frame of balance/com and the markers"))
         self.declare_parameter("display_rate", 30.0, describe("rate of balance/com, markers, desired wrenches [Hz]"))
         self.declare_parameter("contact_phases", "state", describe(
@@ -136,13 +111,9 @@ class CentroidalBalancerNode(LifecycleNode):
                            for name in self.cartesian_limbs]
             if not value("max_tracking_error") > 0.0:
                 raise ValueError(f"parameter 'max_tracking_error' must be > 0, got {value('max_tracking_error')}")
-            config = BalancerConfig(mode=value("mode"), feet=feet,
-                                         zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))),
-                                         max_tracking_error=float(value("max_tracking_error")),
-                                         limit_margin=float(value("limit_margin")),
-                                         support_margin=float(value("support_margin")),
-                                         **{name: float(value(name)) for name in GOVERNOR_PARAMETERS},
-                                         **{name: value(name) for name in STEP_PARAMETERS})
+            config = configured(value, mode=value("mode"), feet=feet,
+                                zmp_com=ZmpComGains(np.full(2, value("k_p")), np.full(2, value("k_c"))),
+                                support_margin=float(value("support_margin")))
             if value("contact_phases") not in CONTACT_PHASES:
                 raise ValueError(f"parameter 'contact_phases': '{value('contact_phases')}' is not one of "
                                  f"{', '.join(CONTACT_PHASES)}")

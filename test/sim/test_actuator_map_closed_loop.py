@@ -16,7 +16,7 @@ def test_compliance_compensation_puts_loaded_drives_where_the_command_wants_them
     loop = ClosedLoop(config, mode="kinematic", compliance_compensation=compensated)
     for _ in range(500):
         loop.tick()
-    wanted = loop.mapper.q[loop.robot.actuated_q]
+    wanted = loop.loop.mapping.map.q[loop.robot.actuated_q]
     actual = loop.sim.joint_states(loop.actuated)[0]
     deflection = np.abs(loop.signals.actuators.effort / loop.robot.per_kind(loop.actuated, config.drive_stiffness))
     assert deflection.max() > 1e-3  # the knees' ball screws carry the weight: millimetres

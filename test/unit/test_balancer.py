@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from humanoid_balance.control.balancer import balance_controller, BalancerConfig, BalancerState, Foot
+from humanoid_balance.control.modes.viip import ViipGains
 from support.model_fixtures import static_stance
 
 JOINTS = ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch", "ankle_roll")
@@ -201,8 +202,9 @@ def test_viip_lift_off_pushes_without_turning_the_whole_body(kangaroo, phase):
     centroidal angular momentum (pinocchio's centroidal momentum of the whole-body velocity). Standing, the trunk
     is held upright instead, and legs extending under an upright trunk do turn the body."""
     robot, chain, q = kangaroo
-    balancer = balance_controller(robot, BalancerConfig(mode="viip", feet=FEET, sole_level_gain=0.0))  # (this crouch
-    state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), com_of(robot, q))  # tilts them)
+    flat = ViipGains(sole_level_gain=0.0)  # (this crouch tilts the soles)
+    balancer = balance_controller(robot, BalancerConfig(mode="viip", feet=FEET, gains={"viip": flat}))
+    state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), com_of(robot, q))
     balancer.update(state, 0.002)
     balancer.schedule.name, balancer.srv = phase, np.array([0.0, 0.0, 0.3])  # mid-push
     nu, data = whole_body_velocity(robot, chain, q, balancer.update(state, 0.002).velocity)
@@ -220,7 +222,8 @@ def test_viip_turns_tilted_soles_flat_onto_the_floor(kangaroo):
     q = q.copy()
     tilt = pin.rpy.rpyToMatrix(np.radians(2), np.radians(3), 0.0)
     q[3:7] = pin.Quaternion(tilt).coeffs()
-    balancer = balance_controller(robot, BalancerConfig(mode="viip", feet=FEET, sole_level_gain=10.0))
+    balancer = balance_controller(robot, BalancerConfig(mode="viip", feet=FEET,
+                                                        gains={"viip": ViipGains(sole_level_gain=10.0)}))
     state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), com_of(robot, q))
     outputs = balancer.update(state, 0.002).velocity
     data = robot.model.createData()
@@ -258,7 +261,7 @@ def test_requests_the_robot_cannot_do_now_are_refused_with_the_reason(kangaroo):
     """A jump outside viip mode, on one foot or while one is under way; a mode change during a jump. A mode change
     the robot can make is a new controller of the mode, and the same mode the same controller."""
     from humanoid_balance.control.balancer import Refused, change_mode
-    from humanoid_balance.control.modes import KinematicBalance
+    from humanoid_balance.control.modes.kinematic import KinematicBalance
 
     robot, chain, q = kangaroo
     kinematic = balance_controller(robot, BalancerConfig(mode="kinematic", feet=FEET))

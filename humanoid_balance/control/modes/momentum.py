@@ -10,13 +10,34 @@ reference the wrench pulls the robot to, and the base level. That posture is see
 motion carries, h_d = A ν_d, is the one eq. 38 damps about, and its rate is fed forward: a dance is not a
 disturbance. Units: SI.
 """
+from dataclasses import dataclass
+
 import numpy as np
 import pinocchio as pin
 
 from humanoid_balance.control.balance_controller import BalanceController, Plan
-from humanoid_balance.control.momentum_balance import desired_com_wrench
+from humanoid_balance.control.momentum_balance import MomentumGains, desired_com_wrench
+from humanoid_balance.control.tunables import tunable
 
-__all__ = ["MomentumBalance"]
+__all__ = ["MomentumBalance", "MomentumBalanceGains"]
+
+
+@dataclass(frozen=True)
+class MomentumBalanceGains:
+    """The momentum mode's gains: the motion's, and the diagonals (x, y, z) of eqs. 38–39's matrices."""
+
+    posture_com_gain: float = tunable(5.0, "the commanded posture's CoM to the reference", "1/s")
+    com_stiffness: tuple = tunable((800.0, 800.0, 800.0), "K_P, the CoM's stiffness (eqs. 38–39), diagonal", "N/m")
+    linear_damping: tuple = tunable((4.0, 4.0, 4.0), "K_D, the linear momentum's damping (eqs. 38–39), diagonal", "1/s")
+    orientation_stiffness: tuple = tunable((300.0, 300.0, 300.0), "K_R, the base orientation's spring (eqs. 38–39), "
+                                                                  "diagonal", "N·m")
+    angular_damping: tuple = tunable((4.0, 4.0, 4.0), "D, the angular momentum's damping (eqs. 38–39), diagonal", "1/s")
+
+    @property
+    def momentum(self):
+        """The MomentumGains of eqs. 38–39 (3, 3) each."""
+        return MomentumGains(np.diag(self.com_stiffness), np.diag(self.linear_damping),
+                             np.diag(self.orientation_stiffness), np.diag(self.angular_damping))
 
 
 class MomentumBalance(BalanceController):
@@ -24,9 +45,11 @@ class MomentumBalance(BalanceController):
     module)."""
 
     mode = "momentum"
+    Gains = MomentumBalanceGains
 
     def __init__(self, robot, config, extra_sections=()):
         super().__init__(robot, config, extra_sections)
+        self.momentum_gains = self.gains.momentum
         self.limb_columns = np.concatenate([self.resolver.columns[name] for name in self.extra] or [np.zeros(0, int)])
         self.commanded = None  # (limb rates, angular momentum) the last tick's motion asked for, for their rates
 
@@ -65,7 +88,7 @@ class MomentumBalance(BalanceController):
         """w_d of eqs. 38–39 about the granted CoM reference, the motion's angular momentum and its rate."""
         granted = tick.granted
         return desired_com_wrench(self.mass, tick.com, granted.position, tick.R_base, np.eye(3), momentum,
-                                  self.config.momentum, granted.velocity, granted.acceleration, angular, angular_rate)
+                                  self.momentum_gains, granted.velocity, granted.acceleration, angular, angular_rate)
 
     def _motion(self, tick):
         """The Resolution of the reference's velocity, corrected by ``posture_com_gain`` towards the reference from
@@ -74,7 +97,7 @@ class MomentumBalance(BalanceController):
         config, state, granted, R_base = self.config, tick.state, tick.granted, tick.R_base
         displacement = self.position_command - state.q[self.robot.output_q]
         com_shift, attitude_shift = self.resolver.standing_displacement(state.q, displacement)
-        u = granted.velocity + config.posture_com_gain * (granted.position - (tick.com + com_shift))
+        u = granted.velocity + self.gains.posture_com_gain * (granted.position - (tick.com + com_shift))
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base) + attitude_shift)  # the posture back to level
         return self.resolver.resolve(state.q, u, omega, twists=tick.twists, joint_rates=tick.rates,
                                      rate_bounds=self._range_rates(tick.twists, tick.dt))

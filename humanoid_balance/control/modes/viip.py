@@ -27,27 +27,44 @@ A jump lands where it took off, upright:
 Units: SI.
 """
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pinocchio as pin
 
 from humanoid_balance.control.balance_controller import BalanceController, Plan, Refused
 from humanoid_balance.control.joint_limits import LimitStatus
+from humanoid_balance.control.tunables import tunable
 from humanoid_balance.control.viip import (GRAVITY, Constraint, JumpSchedule, cog_reference_acceleration,
                                            joint_constraint, regulated_zmp, resolve_srv, standing_impedance,
                                            vertical_force)
 
-__all__ = ["ViipBalance", "TAKEOFF_BRAKING", "LANDING_POSTURE_GAIN"]
+__all__ = ["ViipBalance", "ViipGains", "TAKEOFF_BRAKING", "LANDING_POSTURE_GAIN"]
 
 TAKEOFF_BRAKING = 0.0035  # [s] the legs come to rest after the lift-off with this time constant (on kangaroo_like, 5 ms
                          # lands 5 mm short of the apex, 2.5 ms pitches the landing by 2°)
 LANDING_POSTURE_GAIN = 10.0  # [1/s] in the air the legs return to the posture the stoop started from
 
 
+@dataclass(frozen=True)
+class ViipGains:
+    """The viip mode's gains and jump."""
+
+    standing_frequency: float = tunable(8.0, "standing impedance ω (eq. 13)", "rad/s")
+    standing_damping: float = tunable(1.0, "standing impedance ζ ≥ 1 (eq. 14)")
+    cog_frequency: float = tunable(4.0, "horizontal COG regulation ω_c, critically damped", "rad/s")
+    sole_level_gain: float = tunable(10.0, "soles in contact turned flat onto the floor", "1/s")
+    posture_gain: float = tunable(2.0, "joints not in a leg return to their reference posture", "1/s")
+    jump_height: float = tunable(0.05, "planned apex above the lift-off COG height z_H", "m")
+    stoop_depth: float = tunable(0.05, "stoop before the lift-off, and landing depth z_d", "m")
+    touchdown_clearance: float = tunable(0.005, "the touchdown begins when a sole comes this close to the floor", "m")
+
+
 class ViipBalance(BalanceController):
     """Sugihara–Nakamura's variable impedant inverted pendulum, standing and jumping (see the module)."""
 
     mode = "viip"
+    Gains = ViipGains
     steps = False  # its vertical phases switch on the contacts: a step would read as a landing
 
     def __init__(self, robot, config, extra_sections=()):
@@ -55,9 +72,10 @@ class ViipBalance(BalanceController):
         self.posture = robot.reference_q[robot.output_q].copy()  # where the joints outside the legs return
         self.srv = None           # the strict referential velocity of the COG [m/s]
         self.cog_height = None    # the COG height it commands during lift-off [m]
-        self.schedule = JumpSchedule(standing_impedance(config.viip_frequency, config.viip_damping),
-                                     config.jump_height, config.stoop_depth,
-                                     touchdown_clearance=config.touchdown_clearance)
+        gains = self.gains
+        self.schedule = JumpSchedule(standing_impedance(gains.standing_frequency, gains.standing_damping),
+                                     gains.jump_height, gains.stoop_depth,
+                                     touchdown_clearance=gains.touchdown_clearance)
         self.standing_height = None  # the COG reference's height the schedule's heights are measured from [m]
         self.standing_posture = None  # the outputs' position command when the stoop began
         self.crouched_posture = None  # ... and when the lift-off began
@@ -68,7 +86,7 @@ class ViipBalance(BalanceController):
 
     def check(self, q, gains=None):
         super().check(q, gains)
-        standing_impedance(self.config.viip_frequency, self.config.viip_damping)
+        standing_impedance(self.gains.standing_frequency, self.gains.standing_damping)
 
     def hold(self, state):
         super().hold(state)
@@ -148,7 +166,7 @@ class ViipBalance(BalanceController):
             corners = self._support_corners(active, soles)
             support = corners.min(axis=0), corners.max(axis=0)
             zmp_ref = regulated_zmp(self.mass, com, self.srv, (support[0] + support[1]) / 2, f_z, ground,
-                                    config.cog_frequency, support)
+                                    self.gains.cog_frequency, support)
             acceleration = cog_reference_acceleration(self.mass, com, zmp_ref, f_z)
             self.cog_height += dt * self.srv[2]
             self.srv = self.srv + dt * acceleration
@@ -156,7 +174,7 @@ class ViipBalance(BalanceController):
         for i, (foot, sole) in enumerate(zip(config.feet, soles)):
             if i in active:  # held on the floor, turned flat onto it (roll and pitch; the heading stays)
                 level = np.zeros(6)
-                level[3:5] = -config.sole_level_gain * (sole.rotation @ pin.log3(sole.rotation))[:2]
+                level[3:5] = -self.gains.sole_level_gain * (sole.rotation @ pin.log3(sole.rotation))[:2]
                 constraints.append(Constraint(f"{foot.name} on the floor", kinematics.frame_jacobian(self.sole_ids[i]),
                                               level))
         if phase.name in ("stoop", "liftoff") and active:  # the trunk leans as the legs bend and stretch
@@ -174,7 +192,7 @@ class ViipBalance(BalanceController):
         if others:
             q_out = state.q[robot.output_q]
             constraints.append(joint_constraint("posture", 6 + np.array(others), T.shape[1],
-                                                config.posture_gain * (self.posture[others] - q_out[others])))
+                                                self.gains.posture_gain * (self.posture[others] - q_out[others])))
         if phase.name == "aerial" and self.standing_posture is not None:  # it lands in the posture it stood in
             columns = self.leg_columns
             constraints.append(joint_constraint("landing posture", 6 + columns, T.shape[1], LANDING_POSTURE_GAIN * (
