@@ -33,6 +33,7 @@ from humanoid_balance.control.capture_point import capture_point
 from humanoid_balance.control.reference_governor import ComGovernor, Limitation
 from humanoid_balance.control.stepping import LANDED_SHORT, StepRequestError, Stepping, StepTick, step_region
 from humanoid_balance.control.zmp_com import GRAVITY, ZmpComGains, check_gains
+from humanoid_balance.errors import HumanoidBalanceError
 from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.kinematics import WholeBodyKinematics
@@ -58,7 +59,7 @@ class Support(NamedTuple):
     limbs: object    # where limb motions may carry the ZMP: the hull less ZMP_MARGIN_FRACTION of the margin
 
 
-class Refused(Exception):
+class Refused(HumanoidBalanceError):
     """A request the robot cannot do now (a jump, a mode change); the message says why."""
 
 
