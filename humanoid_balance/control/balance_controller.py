@@ -26,11 +26,12 @@ import pinocchio as pin
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
 from humanoid_balance.control.joint_limits import JointLimits, LimitStatus
 from humanoid_balance.control.joint_trajectory import check as check_trajectory
-from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, ZMP_MARGIN_FRACTION, limb_reach
+from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, limb_reach
 from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
                                                        joint_torques)
 from humanoid_balance.control.capture_point import capture_point
 from humanoid_balance.control.reference_governor import ComGovernor, Limitation
+from humanoid_balance.control.support import SoleSupport, support_roles
 from humanoid_balance.control.stepping import LANDED_SHORT, StepRequestError, Stepping, StepTick, step_region
 from humanoid_balance.control.zmp_com import GRAVITY, ZmpComGains, check_gains
 from humanoid_balance.errors import HumanoidBalanceError
@@ -40,23 +41,13 @@ from humanoid_balance.model.kinematics import WholeBodyKinematics
 from humanoid_balance.model.robot_config import ROBOT_DEFAULTS
 from humanoid_balance.model.projected_dynamics import gravity_from_com_jacobian, output_dynamics
 from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
-from humanoid_balance.model.support_polygon import SupportPolygon, load_sharing_region
 
 __all__ = ["BalanceController", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Plan", "Refused", "Tick"]
 
 HEIGHT_CAP_RELAXATION = 0.02  # [m/s] how fast a CoM height the limits capped is asked for again once they let go
 RISE_TOLERANCE = 1e-4         # [m/s] a rise the limits take less than this from is not capped
 LOWEST_LEG_FRACTION = 0.5     # the hips are never asked below this fraction of the legs' length above the soles
-SUPPORT_MOVED = 1e-3          # [m] soles that moved less than this keep their support polygon
 MOMENTUM_MAP_TICKS = 5        # the limbs' preview takes the centroidal momentum matrix of up to this many updates ago
-
-
-class Support(NamedTuple):
-    """The soles in contact, as the balance uses them (SupportPolygons, world frame)."""
-
-    polygon: object  # their convex hull
-    com: object      # where the CoM reference may go: the part where each keeps min_foot_load (before the margin)
-    limbs: object    # where limb motions may carry the ZMP: the hull less ZMP_MARGIN_FRACTION of the margin
 
 
 class Refused(HumanoidBalanceError):
@@ -188,6 +179,7 @@ class BalanceController:
         self.centroidal = Centroidal(self.chain)
         self.mass = robot.total_mass
         feet = list(config.feet)
+        self.foot_names = [f.name for f in feet]
         self.sole_ids = [robot.frame_id(f.sole) for f in feet]
         rectangles = [f.rectangle or sole_rectangle(robot, f.sole) for f in feet]
         sections = [Section(f.name, f.joints, f.sole, BASE if i == 0 else C_BUSY,
@@ -211,9 +203,8 @@ class BalanceController:
         self.hip_ids = [robot.model.getJointId(f.joints[0]) for f in feet]
         self.height_range = None  # static (low, high) CoM height range above the ground the legs reach [m]
         self.ground = None        # height of the floor under the feet in contact, world frame [m]
-        self._support_key, self._support = None, None  # the soles in contact and where, and their Support
-        self._supports = {}      # feet → (their soles' corners, Support) as last built
-        self.sole_corners = [rectangle.corners() for rectangle in rectangles]  # (4, 3) each, sole frames [m]
+        self.sole_support = SoleSupport([rectangle.corners() for rectangle in rectangles], config.support_margin,
+                                        config.min_foot_load)
         self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min,
                                                stance_cop_margin=config.stance_cop_margin)
         lower, upper = robot.position_limits(robot.output_names)
@@ -231,16 +222,20 @@ class BalanceController:
         self.position_command = None
         self.clamped = 0
         self.restarts = 0        # position commands restarted from the measured posture (max_tracking_error)
-        self.support = ((), [])  # active feet and sole placements of the last update, for zmp_margin
         self.reference_shift = np.zeros(3)  # the CoM reference's displacement with the soles a mode moved [m]
         self.swing_limited = set()  # the joints and actuators at a limit during the swing of the step under way
         self.held = set()           # ... and of the last step that landed
         self.stepping = Stepping(feet, rectangles, config, None) if self.steps else None
 
     @property
+    def support(self):
+        """The feet in contact (indices) and the soles' placements (pin.SE3) at the last update."""
+        return self.sole_support.standing
+
+    @property
     def supported(self):
         """Whether a foot was in contact at the last update (None before the first)."""
-        return None if self._support_key is None else bool(self.support[0])
+        return self.sole_support.supported
 
     def check_trajectory(self, limb, trajectory, now):
         """Unfollowable unless the J-busy limb can follow ``trajectory`` (a LimbTrajectory) taken up at ``now`` [s on
@@ -336,12 +331,12 @@ class BalanceController:
             self.ground = float(np.mean([placements[i].translation[2] for i in (active or range(len(placements)))]))
         ground = self.ground
         omega = math.sqrt(GRAVITY / max(com[2] - ground, 0.05 * self.leg_reach))
-        support = self._support_polygon(active, placements)
+        support = self.sole_support.support(active, placements)
         step = self._step(state, dt, com, omega, placements, active, support)
         if step.active != active:
             active = step.active
-            support = self._support_polygon(active, placements)
-        region = support if step.over is None else self._support_polygon(step.over, placements, current=False)
+            support = self.sole_support.support(active, placements)
+        region = support if step.over is None else self.sole_support.support(step.over, placements, current=False)
         granted = self.governor.update(state.com_reference + step.shift + self.reference_shift,
                                        None if region is None else region.com, self._height_range(com, ground),
                                        omega, dt)
@@ -350,7 +345,9 @@ class BalanceController:
         twists.update(step.twists)
         rates, rate_limitations = self._limb_rates(state, support, zmp_reference, dt)
         if active:
-            self._choose_support(active)
+            roles = support_roles(self.foot_names, self.resolver.base_section.name, active)
+            if roles is not None:
+                self.resolver.set_roles(roles)
         tick = Tick(state, dt, com, R_base, placements, active, granted, zmp_reference, twists, rates)
         plan = self.plan(tick)
         distribution = self.distribution.solve(G, plan.wrench, active, self.mass)
@@ -380,7 +377,7 @@ class BalanceController:
             self.clamped += int(np.count_nonzero(outside))
             np.clip(command, lower, upper, out=command)
         self.position_command = command[0]
-        self.support = (active, placements)
+        self.sole_support.stood(active, placements)
         momentum = plan.momentum
         status = {"mode": self.mode, "vertical phase": self.phase,
                   "qp status": distribution.status, "qp solve time [s]": distribution.solve_time,
@@ -407,9 +404,7 @@ class BalanceController:
     def zmp_margin(self, zmp):
         """Distance [m] of ``zmp`` inside the nearest edge of the last update's support polygon (negative outside;
         NaN without contact or ZMP) — for diagnostics, away from the control path."""
-        if zmp is None or self._support is None or not self.support[0]:
-            return float("nan")
-        return self._support.polygon.depth(zmp)
+        return self.sole_support.zmp_margin(zmp)
 
     def _step(self, state, dt, com, omega, placements, active, support):
         """The tick's StepTick (control.stepping): the feet to stand on, the swing sole's twist, the CoM reference's
@@ -443,16 +438,6 @@ class BalanceController:
         return (Limitation(f"{short.foot}/step", f"{LANDED_SHORT}{held}", tuple(map(float, short.target)),
                            tuple(map(float, short.landing))),)
 
-    def _choose_support(self, active):
-        """The support (base) section of the embedded-motion Jacobian: kept while its foot is in contact, else
-        the first foot that is; the other feet hold their soles still (C-busy)."""
-        feet = self.config.feet
-        support = self.resolver.base_section.name
-        if any(feet[i].name == support for i in active):
-            return
-        chosen = feet[active[0]].name
-        self.resolver.set_roles({foot.name: BASE if foot.name == chosen else C_BUSY for foot in feet})
-
     # -- helpers --------------------------------------------------------------------------------------
     def _cap_height(self, motion, limits, state, com, dt):
         """A rise the joint limits stop is not asked for again: the anti-windup of the CoM height term, or of viip's
@@ -484,24 +469,6 @@ class BalanceController:
         if self.height_cap is not None:
             high = min(high, self.height_cap)
         return low, max(low, high)
-
-    def _support_polygon(self, active, placements, current=True):
-        """The :class:`Support` of the soles ``active`` (None: none), rebuilt only when they move; ``current``: they
-        are the soles in contact (for :meth:`zmp_margin`), not only where a step wants the CoM."""
-        if not active:
-            if current:
-                self._support_key, self._support = (), None
-            return None
-        corners = self._support_corners(active, placements)
-        cached = self._supports.get(active)
-        if cached is None or np.abs(cached[0] - corners).max() > SUPPORT_MOVED:
-            polygon = SupportPolygon.of_points(corners)
-            cached = self._supports[active] = (corners, Support(
-                polygon, load_sharing_region(corners.reshape(len(active), -1, 2), self.config.min_foot_load),
-                polygon.shrunk(ZMP_MARGIN_FRACTION * self.config.support_margin)))
-        if current:
-            self._support_key, self._support = (active, cached[0]), cached[1]
-        return cached[1]
 
     def _limb_rates(self, state, support, zmp_reference, dt):
         """The J-busy limbs' rates on their trajectories' clock, slowed where their motion would carry the ZMP out
@@ -539,11 +506,6 @@ class BalanceController:
             bounds[name] = (np.minimum((lower[k] - self.position_command[k]) / dt, 0.0),
                             np.maximum((upper[k] - self.position_command[k]) / dt, 0.0))
         return bounds
-
-    def _support_corners(self, active, placements):
-        """xy corners of the soles in contact, world frame (4 k, 2) [m]."""
-        return np.concatenate([self.sole_corners[i] @ placements[i].rotation.T + placements[i].translation
-                               for i in active])[:, :2]
 
     def _move_reference(self, offset):
         """The CoM reference, the user's wish and the point the governor grants alike, moves by ``offset`` [m] with

@@ -145,7 +145,7 @@ class ViipBalance(BalanceController):
         constraints = []
         if active:  # eqs. 16–19 integrated into the strict referential velocity
             ground = np.mean([soles[i].translation[2] for i in active])  # the floor under the feet on it
-            corners = self._support_corners(active, soles)
+            corners = self.sole_support.corners(active, soles)
             support = corners.min(axis=0), corners.max(axis=0)
             zmp_ref = regulated_zmp(self.mass, com, self.srv, (support[0] + support[1]) / 2, f_z, ground,
                                     config.cog_frequency, support)
