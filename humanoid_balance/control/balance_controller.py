@@ -23,6 +23,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 import pinocchio as pin
 
+from humanoid_balance.control.com_height import ComHeightRange, leg_limits
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
 from humanoid_balance.control.joint_limits import JointLimits, LimitStatus
 from humanoid_balance.control.joint_trajectory import check as check_trajectory
@@ -44,9 +45,6 @@ from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
 
 __all__ = ["BalanceController", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Plan", "Refused", "Tick"]
 
-HEIGHT_CAP_RELAXATION = 0.02  # [m/s] how fast a CoM height the limits capped is asked for again once they let go
-RISE_TOLERANCE = 1e-4         # [m/s] a rise the limits take less than this from is not capped
-LOWEST_LEG_FRACTION = 0.5     # the hips are never asked below this fraction of the legs' length above the soles
 MOMENTUM_MAP_TICKS = 5        # the limbs' preview takes the centroidal momentum matrix of up to this many updates ago
 
 
@@ -201,7 +199,6 @@ class BalanceController:
         self.momentum_map, self.momentum_map_age = None, 0  # A T for the limbs' preview, and the updates since
         self.leg_reach = float(np.mean([limb_reach(robot, f.joints, f.sole)[1] for f in feet]))
         self.hip_ids = [robot.model.getJointId(f.joints[0]) for f in feet]
-        self.height_range = None  # static (low, high) CoM height range above the ground the legs reach [m]
         self.ground = None        # height of the floor under the feet in contact, world frame [m]
         self.sole_support = SoleSupport([rectangle.corners() for rectangle in rectangles], config.support_margin,
                                         config.min_foot_load)
@@ -211,14 +208,9 @@ class BalanceController:
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
         self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))
         self.joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
-        T = self.chain.output_velocity_map(robot.reference_q)
-        leg_columns = [6 + robot.output_names.index(j) for f in feet for j in f.joints]
-        self.leg_limits = {name for name in self.joint_limits.names  # the limits that stop the legs: their joints'
-                           if any(name in f.joints for f in feet)  # ranges and the strokes that move them
-                           or (name in robot.joint_names and np.abs(T[robot.joint_v_index(name), leg_columns]).max()
-                               > 1e-9)}
+        self.height = ComHeightRange(self.leg_reach, leg_limits(
+            robot, self.chain.output_velocity_map(robot.reference_q), [f.joints for f in feet], self.joint_limits.names))
         self.limited = 0         # updates whose motion a joint's or actuator's limit changed
-        self.height_cap = None   # the CoM height the limits stopped a rise at (None: none) [m]
         self.position_command = None
         self.clamped = 0
         self.restarts = 0        # position commands restarted from the measured posture (max_tracking_error)
@@ -231,6 +223,11 @@ class BalanceController:
     def support(self):
         """The feet in contact (indices) and the soles' placements (pin.SE3) at the last update."""
         return self.sole_support.standing
+
+    @property
+    def height_cap(self):
+        """The CoM height the joint limits stopped a rise at (None: none), world frame [m]."""
+        return self.height.cap
 
     @property
     def supported(self):
@@ -338,7 +335,7 @@ class BalanceController:
             support = self.sole_support.support(active, placements)
         region = support if step.over is None else self.sole_support.support(step.over, placements, current=False)
         granted = self.governor.update(state.com_reference + step.shift + self.reference_shift,
-                                       None if region is None else region.com, self._height_range(com, ground),
+                                       None if region is None else region.com, self.height.range(com[2], ground, self._hip_height),
                                        omega, dt)
         zmp_reference = granted.position[:2] - granted.acceleration[:2] / omega ** 2  # LIPM, Choi–Kim eq. 23
         twists, pose_limitations = self.pose_targets.twists(state.poses, kinematics, dt)
@@ -362,7 +359,8 @@ class BalanceController:
                 kinematics.com_jacobian(), [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
             velocity = limits.velocity[6:]
             self.limited += limits.status is LimitStatus.LIMITED
-            self._cap_height(plan.motion, limits, state, com, dt)
+            self.height.update_cap(limits.limited, lambda: self._rise(plan.motion, limits.velocity), com[2],
+                                   state.com_reference[2], dt)
             self.kept(limits)
         step_limitations = self._step_limitations(limits)
         position = self.position_command + dt * velocity
@@ -439,36 +437,15 @@ class BalanceController:
                            tuple(map(float, short.landing))),)
 
     # -- helpers --------------------------------------------------------------------------------------
-    def _cap_height(self, motion, limits, state, com, dt):
-        """A rise the joint limits stop is not asked for again: the anti-windup of the CoM height term, or of viip's
-        standing spring's reference. Legs held at their actuators' stroke by a height they cannot give lose the
-        ankles' and knees' motion the balance needs; so where the limits take away a rise the resolution asked, the
-        height range is capped at the CoM's height, and the cap rises again at HEIGHT_CAP_RELAXATION once they let go,
-        until the reference is below it."""
-        if limits.status is LimitStatus.LIMITED and self.leg_limits.intersection(limits.limited):
-            J_z = self.kinematics.com_jacobian()[2]
-            asked, kept = J_z @ motion, J_z @ limits.velocity
-            if asked > 0.0 and kept < asked - RISE_TOLERANCE:
-                self.height_cap = com[2] if self.height_cap is None else min(self.height_cap, com[2])
-                return
-        if self.height_cap is not None:
-            self.height_cap += HEIGHT_CAP_RELAXATION * dt
-            if self.height_cap >= state.com_reference[2]:
-                self.height_cap = None
+    def _hip_height(self):
+        """The hips' mean height at the configuration of ``self.kinematics``, world frame [m]."""
+        return np.mean([self.kinematics.data.oMi[i].translation[2] for i in self.hip_ids])
 
-    def _height_range(self, com, ground):
-        """(low, high) CoM heights the legs reach, world frame [m]: from the legs' length (the hips no higher than
-        straight legs, no lower than LOWEST_LEG_FRACTION of them above the soles; measured against the first
-        update's posture), capped where the joint limits stopped a rise (:meth:`_cap_height`)."""
-        if self.height_range is None:
-            hips = np.mean([self.kinematics.data.oMi[i].translation[2] for i in self.hip_ids])
-            extension = hips - ground  # the legs' at the first update
-            self.height_range = (com[2] - ground - (extension - LOWEST_LEG_FRACTION * self.leg_reach),
-                                 com[2] - ground + max(0.0, self.leg_reach - extension))
-        low, high = ground + self.height_range[0], ground + self.height_range[1]
-        if self.height_cap is not None:
-            high = min(high, self.height_cap)
-        return low, max(low, high)
+    def _rise(self, motion, kept):
+        """The CoM's vertical speed of ν_o ``motion`` and of ``kept``, at the configuration of ``self.kinematics``
+        [m/s]."""
+        J_z = self.kinematics.com_jacobian()[2]
+        return J_z @ motion, J_z @ kept
 
     def _limb_rates(self, state, support, zmp_reference, dt):
         """The J-busy limbs' rates on their trajectories' clock, slowed where their motion would carry the ZMP out
