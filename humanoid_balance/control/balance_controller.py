@@ -27,6 +27,7 @@ from humanoid_balance.control.com_height import ComHeightRange, leg_limits
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
 from humanoid_balance.control.joint_limits import JointLimits, LimitStatus
 from humanoid_balance.control.joint_trajectory import check as check_trajectory
+from humanoid_balance.control.limb_preview import LimbPreview
 from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, limb_reach
 from humanoid_balance.control.momentum_balance import (MomentumGains, WrenchDistribution, contact_wrench_map,
                                                        joint_torques)
@@ -45,7 +46,6 @@ from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
 
 __all__ = ["BalanceController", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Plan", "Refused", "Tick"]
 
-MOMENTUM_MAP_TICKS = 5        # the limbs' preview takes the centroidal momentum matrix of up to this many updates ago
 
 
 class Refused(HumanoidBalanceError):
@@ -192,11 +192,11 @@ class BalanceController:
         self.pose_targets = PoseTargets(robot, cartesian, config.pose_gain, config.max_limb_speed,
                                         config.max_limb_acceleration, config.max_limb_angular_speed)
         busy = [s for s in extra_sections if s.role == J_BUSY]
-        self.clock = TrajectoryClock({s.name: [robot.output_names.index(j) for j in s.joints] for s in busy},
-                                     {s.name: robot.velocity_limits(s.joints) for s in busy},
-                                     {s.name: robot.position_limits(s.joints) for s in busy})
-        self.followed = {}       # J-busy limb → the trajectory its clock follows
-        self.momentum_map, self.momentum_map_age = None, 0  # A T for the limbs' preview, and the updates since
+        self.limb_preview = LimbPreview(TrajectoryClock({s.name: [robot.output_names.index(j) for j in s.joints]
+                                                         for s in busy},
+                                                        {s.name: robot.velocity_limits(s.joints) for s in busy},
+                                                        {s.name: robot.position_limits(s.joints) for s in busy}),
+                                        {s.name: len(s.joints) for s in busy})
         self.leg_reach = float(np.mean([limb_reach(robot, f.joints, f.sole)[1] for f in feet]))
         self.hip_ids = [robot.model.getJointId(f.joints[0]) for f in feet]
         self.ground = None        # height of the floor under the feet in contact, world frame [m]
@@ -239,8 +239,9 @@ class BalanceController:
         its stamps' clock] from the last update's position command (before the first: its positions' ranges, its
         end; :func:`~humanoid_balance.control.joint_trajectory.check`)."""
         joints = self.extra[limb].joints
-        position = None if self.position_command is None else self.position_command[self.clock.columns[limb]]
-        check_trajectory(trajectory, joints, *self.clock.position_limits[limb], now - trajectory.start, position)
+        clock = self.limb_preview.clock
+        position = None if self.position_command is None else self.position_command[clock.columns[limb]]
+        check_trajectory(trajectory, joints, *clock.position_limits[limb], now - trajectory.start, position)
 
     def check_pose(self, limb, position):
         """OutOfReach unless ``position`` (world frame [m]) is within the C-busy limb's reach of its root, at the last
@@ -340,7 +341,10 @@ class BalanceController:
         zmp_reference = granted.position[:2] - granted.acceleration[:2] / omega ** 2  # LIPM, Choi–Kim eq. 23
         twists, pose_limitations = self.pose_targets.twists(state.poses, kinematics, dt)
         twists.update(step.twists)
-        rates, rate_limitations = self._limb_rates(state, support, zmp_reference, dt)
+        rates, rate_limitations = self.limb_preview.rates(
+            state.trajectories, state.time, self.position_command,
+            lambda: pin.computeCentroidalMap(self.model, self.centroidal.data, state.q) @ kinematics.T,
+            self.mass, com[2] - ground, zmp_reference, None if support is None else support.limbs, state.zmp, dt)
         if active:
             roles = support_roles(self.foot_names, self.resolver.base_section.name, active)
             if roles is not None:
@@ -388,7 +392,7 @@ class BalanceController:
                   "joints at a limit": ", ".join(limits.limited) if limits is not None and limits.limited else "none",
                   "updates limited by joint limits": self.limited,
                   "CoM height out of reach [m]": max(0.0, float(state.com_reference[2] - granted.target[2])),
-                  "limb time scale": self.clock.scale,
+                  "limb time scale": self.limb_preview.clock.scale,
                   "step phase": "n/a" if self.stepping is None else self.stepping.phase,
                   "steps taken": 0 if self.stepping is None else self.stepping.taken,
                   "steps cut short (the swing leg could not follow)": 0 if self.stepping is None else
@@ -446,30 +450,6 @@ class BalanceController:
         [m/s]."""
         J_z = self.kinematics.com_jacobian()[2]
         return J_z @ motion, J_z @ kept
-
-    def _limb_rates(self, state, support, zmp_reference, dt):
-        """The J-busy limbs' rates on their trajectories' clock, slowed where their motion would carry the ZMP out
-        of the support or a joint beyond its speed (:class:`~humanoid_balance.control.limb_motion.TrajectoryClock`),
-        and the limitations."""
-        clock = self.clock
-        for limb, trajectory in state.trajectories.items():
-            if self.followed.get(limb) is not trajectory:
-                self.followed[limb] = trajectory
-                clock.follow(limb, trajectory, state.time, self.position_command)
-        bound, depth = 1.0, None
-        if clock.moving:
-            if self.momentum_map is None or self.momentum_map_age >= MOMENTUM_MAP_TICKS:  # changes slowly: a preview
-                A = pin.computeCentroidalMap(self.model, self.centroidal.data, state.q)  # (6, nv)
-                self.momentum_map, self.momentum_map_age = A @ self.kinematics.T, 0  # in output coordinates
-            self.momentum_map_age += 1
-            polygon = None if support is None else support.limbs
-            bound = clock.bound(self.momentum_map, self.mass, self.kinematics.com[2] - self.ground, zmp_reference,
-                                polygon)
-            if polygon is not None and state.zmp is not None:
-                depth = polygon.depth(state.zmp)
-        rates, limitations = clock.advance(bound, dt, self.position_command, depth)
-        return {name: rates.get(name, np.zeros(len(s.joints))) for name, s in self.extra.items() if s.role == J_BUSY}, \
-            limitations
 
     def _range_rates(self, sections, dt):
         """Section → (lowest, highest) rates [rad/s] that keep its output joints in their ranges this tick, from the

@@ -219,7 +219,7 @@ class ViipBalance(BalanceController):
         width = 6 + len(self.robot.output_names)
         constraints = {}
         for name, rates in tick.rates.items():
-            if name in self.followed:
+            if name in self.limb_preview.followed:
                 constraints[name] = joint_constraint(f"{name} trajectory", self.resolver.columns[name], width, rates)
         for name, twist in tick.twists.items():
             axes = list(self.resolver.sections[name].axes)
