@@ -23,9 +23,10 @@ from typing import NamedTuple, Optional
 import numpy as np
 import pinocchio as pin
 
+from humanoid_balance.control.command_integration import CommandIntegrator
 from humanoid_balance.control.com_height import ComHeightRange, leg_limits
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
-from humanoid_balance.control.joint_limits import JointLimits, LimitStatus
+from humanoid_balance.control.joint_limits import JointLimits
 from humanoid_balance.control.joint_trajectory import check as check_trajectory
 from humanoid_balance.control.limb_preview import LimbPreview
 from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, limb_reach
@@ -206,14 +207,11 @@ class BalanceController:
                                                stance_cop_margin=config.stance_cop_margin)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
-        self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))
-        self.joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
+        joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
+        self.integrator = CommandIntegrator(np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]),
+                                            config.max_tracking_error, joint_limits if config.respect_limits else None)
         self.height = ComHeightRange(self.leg_reach, leg_limits(
-            robot, self.chain.output_velocity_map(robot.reference_q), [f.joints for f in feet], self.joint_limits.names))
-        self.limited = 0         # updates whose motion a joint's or actuator's limit changed
-        self.position_command = None
-        self.clamped = 0
-        self.restarts = 0        # position commands restarted from the measured posture (max_tracking_error)
+            robot, self.chain.output_velocity_map(robot.reference_q), [f.joints for f in feet], joint_limits.names))
         self.reference_shift = np.zeros(3)  # the CoM reference's displacement with the soles a mode moved [m]
         self.swing_limited = set()  # the joints and actuators at a limit during the swing of the step under way
         self.held = set()           # ... and of the last step that landed
@@ -223,6 +221,25 @@ class BalanceController:
     def support(self):
         """The feet in contact (indices) and the soles' placements (pin.SE3) at the last update."""
         return self.sole_support.standing
+
+    @property
+    def position_command(self):
+        """The outputs' position command of the last update (None: the next starts from the measured posture)."""
+        return self.integrator.position
+
+    @position_command.setter
+    def position_command(self, position):
+        self.integrator.position = position
+
+    @property
+    def restarts(self):
+        """Position commands restarted from the measured posture (max_tracking_error) since the start."""
+        return self.integrator.restarts
+
+    @property
+    def limited(self):
+        """Updates whose motion a joint's or actuator's limit changed since the start."""
+        return self.integrator.limited
 
     @property
     def height_cap(self):
@@ -353,32 +370,15 @@ class BalanceController:
         plan = self.plan(tick)
         distribution = self.distribution.solve(G, plan.wrench, active, self.mass)
         effort = self.efforts(tick, plan, distribution)
-        limits = None
-        if plan.motion is None:
-            velocity = np.zeros(len(robot.output_names))
-        elif not config.respect_limits:
-            velocity = plan.motion[6:]
-        else:
-            limits = self.joint_limits.apply(plan.motion, kinematics.T, state.q, self.position_command, dt, lambda: (
-                kinematics.com_jacobian(), [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
-            velocity = limits.velocity[6:]
-            self.limited += limits.status is LimitStatus.LIMITED
+        command, limits = self.integrator.update(plan.motion, effort, state.q, state.q[robot.output_q], kinematics.T,
+                                                 dt, lambda: (kinematics.com_jacobian(),
+                                                              [kinematics.frame_jacobian(self.sole_ids[i])
+                                                               for i in active]))
+        if limits is not None:
             self.height.update_cap(limits.limited, lambda: self._rise(plan.motion, limits.velocity), com[2],
                                    state.com_reference[2], dt)
             self.kept(limits)
         step_limitations = self._step_limitations(limits)
-        position = self.position_command + dt * velocity
-        measured = state.q[robot.output_q]
-        if plan.motion is not None and np.abs(position - measured).max() > config.max_tracking_error:
-            position = measured  # the robot does not follow (anti-windup): start again from where it is
-            self.restarts += 1
-        command = np.array([position, velocity, effort])
-        lower, upper = self.limits
-        outside = (command < lower) | (command > upper)
-        if outside.any():
-            self.clamped += int(np.count_nonzero(outside))
-            np.clip(command, lower, upper, out=command)
-        self.position_command = command[0]
         self.sole_support.stood(active, placements)
         momentum = plan.momentum
         status = {"mode": self.mode, "vertical phase": self.phase,
@@ -386,11 +386,12 @@ class BalanceController:
                   "wrench residual [N, N·m]": float(np.abs(distribution.residual).max()),
                   "linear momentum [kg m/s]": math.hypot(*momentum[:3]),
                   "angular momentum [kg m²/s]": math.hypot(*momentum[3:]),
-                  "clamped values": self.clamped, "restarts from the measured posture": self.restarts,
+                  "clamped values": self.integrator.clamped,
+                  "restarts from the measured posture": self.integrator.restarts,
                   "joint limits": "n/a" if limits is None else limits.status,
                   "joint limits solver flag": 0 if limits is None else limits.solver_flag,
                   "joints at a limit": ", ".join(limits.limited) if limits is not None and limits.limited else "none",
-                  "updates limited by joint limits": self.limited,
+                  "updates limited by joint limits": self.integrator.limited,
                   "CoM height out of reach [m]": max(0.0, float(state.com_reference[2] - granted.target[2])),
                   "limb time scale": self.limb_preview.clock.scale,
                   "step phase": "n/a" if self.stepping is None else self.stepping.phase,
@@ -456,13 +457,7 @@ class BalanceController:
         position command (a joint already outside may stay or come back)."""
         if not dt > 0.0 or not sections:
             return {}
-        lower, upper = self.limits[0][0], self.limits[1][0]
-        bounds = {}
-        for name in sections:
-            k = self.resolver.columns[name] - 6
-            bounds[name] = (np.minimum((lower[k] - self.position_command[k]) / dt, 0.0),
-                            np.maximum((upper[k] - self.position_command[k]) / dt, 0.0))
-        return bounds
+        return {name: self.integrator.range_rates(self.resolver.columns[name] - 6, dt) for name in sections}
 
     def _move_reference(self, offset):
         """The CoM reference, the user's wish and the point the governor grants alike, moves by ``offset`` [m] with
