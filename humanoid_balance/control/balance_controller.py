@@ -2,19 +2,23 @@
 mode's own part is a subclass in :mod:`humanoid_balance.control.modes`, chosen by
 :mod:`humanoid_balance.control.balancer`.
 
-Each tick the controller computes the kinematics of the state once (:class:`WholeBodyKinematics`), the support
-polygon of the soles in contact, the CoM reference it grants (:mod:`~humanoid_balance.control.reference_governor`:
-within the support and the legs' reach, at bounded speed and acceleration), the C-busy limbs' twists and the J-busy
-limbs' rates, slowed where the ZMP or the joints' speed ask (:mod:`~humanoid_balance.control.limb_motion`). The mode
-plans the CoM wrench and the motion (:meth:`BalanceController.plan`), the QP distributes the wrench over the soles
-(Garofalo et al. eqs. 41–43) and the mode turns the distribution into efforts (:meth:`BalanceController.efforts`).
-A motion keeps the actuators' strokes and the joints' ranges (:mod:`~humanoid_balance.control.joint_limits`,
-Kangaroo eq. (IV)): at a limit the CoM's horizontal motion goes on through the other joints, and a rise the limits
-stop is not asked for again (the anti-windup of the CoM height). It is integrated into position commands, restarted
-from the measured posture when the robot does not follow; position, velocity and effort are clamped to the URDF
-limits before leaving. Each command carries the limitations, and what the robot cannot do now is :class:`Refused`.
-Everything works on the serial-equivalent outputs q (robot.output_names); a closed-chain robot is projected onto
-them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
+Each tick the controller computes the kinematics of the state once (:class:`WholeBodyKinematics`), then runs its
+stages in order: the support polygon of the soles in contact (:mod:`~humanoid_balance.control.support`), the step
+(:mod:`~humanoid_balance.control.stepping`), the CoM reference it grants (:mod:`~humanoid_balance.control.
+reference_governor`: within the support and the heights the legs reach, :mod:`~humanoid_balance.control.com_height`,
+at bounded speed and acceleration), the C-busy limbs' twists and the J-busy limbs' rates, slowed where the ZMP or the
+joints' speed ask (:mod:`~humanoid_balance.control.limb_motion`, :mod:`~humanoid_balance.control.limb_preview`). The
+mode plans the CoM wrench and the motion (:meth:`BalanceController.plan`), the QP distributes the wrench over the
+soles (Garofalo et al. eqs. 41–43) and the mode turns the distribution into efforts
+(:meth:`BalanceController.efforts`). A motion keeps the actuators' strokes and the joints' ranges
+(:mod:`~humanoid_balance.control.joint_limits`, Kangaroo eq. (IV)): at a limit the CoM's horizontal motion goes on
+through the other joints, and a rise the limits stop is not asked for again (the anti-windup of the CoM height). It is
+integrated into position commands, restarted from the measured posture when the robot does not follow; position,
+velocity and effort are clamped to the URDF limits before leaving (:mod:`~humanoid_balance.control.
+command_integration`). Each command carries the limitations and a :class:`~humanoid_balance.control.balance_status.
+BalanceStatus`, and what the robot cannot do now is :class:`Refused`. Everything works on the serial-equivalent
+outputs q (robot.output_names); a closed-chain robot is projected onto them with T = ∂ν/∂ν_o and its actuator torques
+mapped by eq. 23. Units: SI.
 """
 import math
 from dataclasses import dataclass, field, replace
@@ -23,6 +27,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 import pinocchio as pin
 
+from humanoid_balance.control.balance_status import BalanceStatus
 from humanoid_balance.control.command_integration import CommandIntegrator
 from humanoid_balance.control.com_height import ComHeightRange, leg_limits
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
@@ -124,7 +129,7 @@ class JointCommand(NamedTuple):
     effort: np.ndarray                 # [N·m or N]
     wrenches: np.ndarray               # desired sole wrenches (feet, 6), sole frames [N, N·m]
     com: np.ndarray                    # CoM of the state the command was computed from, world frame [m]
-    status: dict                       # figures for diagnostics
+    status: BalanceStatus              # the tick's figures
     limitations: tuple = ()            # the references not granted as asked (reference_governor.Limitation)
     com_reference: np.ndarray = None   # the CoM reference granted, world frame [m]
     capture_point: np.ndarray = None   # ξ = c + ċ/ω of the state, world frame (2,) [m]
@@ -332,16 +337,17 @@ class BalanceController:
 
     # -- the tick -------------------------------------------------------------------------------------
     def update(self, state, dt):
-        """One control tick: the JointCommand for ``state`` [SI], ``dt`` [s] after the last."""
-        robot, config = self.robot, self.config
+        """One control tick: the JointCommand for ``state`` [SI], ``dt`` [s] after the last. In order: the state's
+        kinematics and ground, the support, the step, the CoM reference granted within the support and the heights
+        the legs reach, the limbs' twists and rates, the mode's plan, the soles' wrenches and the efforts, the
+        command kept within the joint limits and integrated, the status."""
         if self.position_command is None:
             self.hold(state)
         kinematics = self.kinematics.update(state.q)
-        com = kinematics.com
+        com, R_base = kinematics.com, kinematics.base_rotation
         placements = [kinematics.placement(i) for i in self.sole_ids]
         active = tuple(i for i, touching in enumerate(state.contacts) if touching)
         G = [contact_wrench_map(M, com) for M in placements]
-        R_base = kinematics.base_rotation
         if active or self.ground is None:  # the floor under the feet on it; in the air, the one they left
             self.ground = float(np.mean([placements[i].translation[2] for i in (active or range(len(placements)))]))
         ground = self.ground
@@ -353,8 +359,8 @@ class BalanceController:
             support = self.sole_support.support(active, placements)
         region = support if step.over is None else self.sole_support.support(step.over, placements, current=False)
         granted = self.governor.update(state.com_reference + step.shift + self.reference_shift,
-                                       None if region is None else region.com, self.height.range(com[2], ground, self._hip_height),
-                                       omega, dt)
+                                       None if region is None else region.com,
+                                       self.height.range(com[2], ground, self._hip_height), omega, dt)
         zmp_reference = granted.position[:2] - granted.acceleration[:2] / omega ** 2  # LIPM, Choi–Kim eq. 23
         twists, pose_limitations = self.pose_targets.twists(state.poses, kinematics, dt)
         twists.update(step.twists)
@@ -370,39 +376,36 @@ class BalanceController:
         plan = self.plan(tick)
         distribution = self.distribution.solve(G, plan.wrench, active, self.mass)
         effort = self.efforts(tick, plan, distribution)
-        command, limits = self.integrator.update(plan.motion, effort, state.q, state.q[robot.output_q], kinematics.T,
-                                                 dt, lambda: (kinematics.com_jacobian(),
-                                                              [kinematics.frame_jacobian(self.sole_ids[i])
-                                                               for i in active]))
+        command, limits = self.integrator.update(
+            plan.motion, effort, state.q, state.q[self.robot.output_q], kinematics.T, dt,
+            lambda: (kinematics.com_jacobian(), [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
         if limits is not None:
             self.height.update_cap(limits.limited, lambda: self._rise(plan.motion, limits.velocity), com[2],
                                    state.com_reference[2], dt)
             self.kept(limits)
         step_limitations = self._step_limitations(limits)
         self.sole_support.stood(active, placements)
-        momentum = plan.momentum
-        status = {"mode": self.mode, "vertical phase": self.phase,
-                  "qp status": distribution.status, "qp solve time [s]": distribution.solve_time,
-                  "wrench residual [N, N·m]": float(np.abs(distribution.residual).max()),
-                  "linear momentum [kg m/s]": math.hypot(*momentum[:3]),
-                  "angular momentum [kg m²/s]": math.hypot(*momentum[3:]),
-                  "clamped values": self.integrator.clamped,
-                  "restarts from the measured posture": self.integrator.restarts,
-                  "joint limits": "n/a" if limits is None else limits.status,
-                  "joint limits solver flag": 0 if limits is None else limits.solver_flag,
-                  "joints at a limit": ", ".join(limits.limited) if limits is not None and limits.limited else "none",
-                  "updates limited by joint limits": self.integrator.limited,
-                  "CoM height out of reach [m]": max(0.0, float(state.com_reference[2] - granted.target[2])),
-                  "limb time scale": self.limb_preview.clock.scale,
-                  "step phase": "n/a" if self.stepping is None else self.stepping.phase,
-                  "steps taken": 0 if self.stepping is None else self.stepping.taken,
-                  "steps cut short (the swing leg could not follow)": 0 if self.stepping is None else
-                  self.stepping.cut_short}
-        return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status,
+        return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(),
+                            self._status(state, granted, plan, distribution, limits),
                             granted.limitations + pose_limitations + rate_limitations + step_limitations,
-                            granted.position,
-                            step.capture_point, step.target,
+                            granted.position, step.capture_point, step.target,
                             () if self.stepping is None else self.stepping.lifted)
+
+    def _status(self, state, granted, plan, distribution, limits):
+        """The tick's :class:`BalanceStatus`."""
+        stepping, integrator = self.stepping, self.integrator
+        return BalanceStatus(
+            mode=self.mode, vertical_phase=self.phase, qp_status=distribution.status,
+            qp_solve_time=distribution.solve_time, wrench_residual=float(np.abs(distribution.residual).max()),
+            linear_momentum=math.hypot(*plan.momentum[:3]), angular_momentum=math.hypot(*plan.momentum[3:]),
+            clamped_values=integrator.clamped, restarts=integrator.restarts,
+            joint_limits=None if limits is None else limits.status,
+            joint_limits_solver_flag=0 if limits is None else limits.solver_flag,
+            joints_at_a_limit=() if limits is None else limits.limited, updates_limited=integrator.limited,
+            com_height_out_of_reach=max(0.0, float(state.com_reference[2] - granted.target[2])),
+            limb_time_scale=self.limb_preview.clock.scale,
+            step_phase=None if stepping is None else stepping.phase, steps_taken=0 if stepping is None else stepping.taken,
+            steps_cut_short=0 if stepping is None else stepping.cut_short)
 
     def zmp_margin(self, zmp):
         """Distance [m] of ``zmp`` inside the nearest edge of the last update's support polygon (negative outside;
