@@ -2,19 +2,23 @@
 mode's own part is a subclass in :mod:`humanoid_balance.control.modes`, chosen by
 :mod:`humanoid_balance.control.balancer`.
 
-Each tick the controller computes the kinematics of the state once (:class:`WholeBodyKinematics`), the support
-polygon of the soles in contact, the CoM reference it grants (:mod:`~humanoid_balance.control.reference_governor`:
-within the support and the legs' reach, at bounded speed and acceleration), the C-busy limbs' twists and the J-busy
-limbs' rates, slowed where the ZMP or the joints' speed ask (:mod:`~humanoid_balance.control.limb_motion`). The mode
-plans the CoM wrench and the motion (:meth:`BalanceController.plan`), the QP distributes the wrench over the soles
-(Garofalo et al. eqs. 41–43) and the mode turns the distribution into efforts (:meth:`BalanceController.efforts`).
-A motion keeps the actuators' strokes and the joints' ranges (:mod:`~humanoid_balance.control.joint_limits`,
-Kangaroo eq. (IV)): at a limit the CoM's horizontal motion goes on through the other joints, and a rise the limits
-stop is not asked for again (the anti-windup of the CoM height). It is integrated into position commands, restarted
-from the measured posture when the robot does not follow; position, velocity and effort are clamped to the URDF
-limits before leaving. Each command carries the limitations, and what the robot cannot do now is :class:`Refused`.
-Everything works on the serial-equivalent outputs q (robot.output_names); a closed-chain robot is projected onto
-them with T = ∂ν/∂ν_o and its actuator torques mapped by eq. 23. Units: SI.
+Each tick the controller computes the kinematics of the state once (:class:`WholeBodyKinematics`), then runs its
+stages in order: the support polygon of the soles in contact (:mod:`~humanoid_balance.control.support`), the step
+(:mod:`~humanoid_balance.control.stepping`), the CoM reference it grants (:mod:`~humanoid_balance.control.
+reference_governor`: within the support and the heights the legs reach, :mod:`~humanoid_balance.control.com_height`,
+at bounded speed and acceleration), the C-busy limbs' twists and the J-busy limbs' rates, slowed where the ZMP or the
+joints' speed ask (:mod:`~humanoid_balance.control.limb_motion`, :mod:`~humanoid_balance.control.limb_preview`). The
+mode plans the CoM wrench and the motion (:meth:`BalanceController.plan`), the QP distributes the wrench over the
+soles (Garofalo et al. eqs. 41–43) and the mode turns the distribution into efforts
+(:meth:`BalanceController.efforts`). A motion keeps the actuators' strokes and the joints' ranges
+(:mod:`~humanoid_balance.control.joint_limits`, Kangaroo eq. (IV)): at a limit the CoM's horizontal motion goes on
+through the other joints, and a rise the limits stop is not asked for again (the anti-windup of the CoM height). It is
+integrated into position commands, restarted from the measured posture when the robot does not follow; position,
+velocity and effort are clamped to the URDF limits before leaving (:mod:`~humanoid_balance.control.
+command_integration`). Each command carries the limitations and a :class:`~humanoid_balance.control.balance_status.
+BalanceStatus`, and what the robot cannot do now is :class:`Refused`. Everything works on the serial-equivalent
+outputs q (robot.output_names); a closed-chain robot is projected onto them with T = ∂ν/∂ν_o and its actuator torques
+mapped by eq. 23. Units: SI.
 """
 import math
 from dataclasses import dataclass, field, replace
@@ -23,42 +27,34 @@ from typing import NamedTuple, Optional
 import numpy as np
 import pinocchio as pin
 
+from humanoid_balance.control.balance_status import BalanceStatus
+from humanoid_balance.control.command_integration import CommandIntegrator
+from humanoid_balance.control.com_height import ComHeightRange, leg_limits
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
-from humanoid_balance.control.joint_limits import JointLimits, LimitStatus
+from humanoid_balance.control.joint_limits import JointLimits
 from humanoid_balance.control.joint_trajectory import check as check_trajectory
-from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, ZMP_MARGIN_FRACTION, limb_reach
+from humanoid_balance.control.limb_preview import LimbPreview
+from humanoid_balance.control.limb_motion import PoseTargets, TrajectoryClock, limb_reach
 from humanoid_balance.control.momentum_balance import WrenchDistribution, contact_wrench_map, joint_torques
 from humanoid_balance.control.capture_point import capture_point
 from humanoid_balance.control.reference_governor import ComGovernor, Limitation
+from humanoid_balance.control.support import SoleSupport, support_roles
 from humanoid_balance.control.tunables import tunable
 from humanoid_balance.control.stepping import LANDED_SHORT, StepRequestError, Stepping, StepTick, step_region
 from humanoid_balance.control.zmp_com import GRAVITY, ZmpComGains, check_gains
+from humanoid_balance.errors import HumanoidBalanceError
 from humanoid_balance.model.centroidal import Centroidal
 from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.kinematics import WholeBodyKinematics
 from humanoid_balance.model.robot_config import ROBOT_DEFAULTS
 from humanoid_balance.model.projected_dynamics import gravity_from_com_jacobian, output_dynamics
 from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
-from humanoid_balance.model.support_polygon import SupportPolygon, load_sharing_region
 
 __all__ = ["BalanceController", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Plan", "Refused", "Tick"]
 
-HEIGHT_CAP_RELAXATION = 0.02  # [m/s] how fast a CoM height the limits capped is asked for again once they let go
-RISE_TOLERANCE = 1e-4         # [m/s] a rise the limits take less than this from is not capped
-LOWEST_LEG_FRACTION = 0.5     # the hips are never asked below this fraction of the legs' length above the soles
-SUPPORT_MOVED = 1e-3          # [m] soles that moved less than this keep their support polygon
-MOMENTUM_MAP_TICKS = 5        # the limbs' preview takes the centroidal momentum matrix of up to this many updates ago
 
 
-class Support(NamedTuple):
-    """The soles in contact, as the balance uses them (SupportPolygons, world frame)."""
-
-    polygon: object  # their convex hull
-    com: object      # where the CoM reference may go: the part where each keeps min_foot_load (before the margin)
-    limbs: object    # where limb motions may carry the ZMP: the hull less ZMP_MARGIN_FRACTION of the margin
-
-
-class Refused(Exception):
+class Refused(HumanoidBalanceError):
     """A request the robot cannot do now (a jump, a mode change); the message says why."""
 
 
@@ -133,7 +129,7 @@ class JointCommand(NamedTuple):
     effort: np.ndarray                 # [N·m or N]
     wrenches: np.ndarray               # desired sole wrenches (feet, 6), sole frames [N, N·m]
     com: np.ndarray                    # CoM of the state the command was computed from, world frame [m]
-    status: dict                       # figures for diagnostics
+    status: BalanceStatus              # the tick's figures
     limitations: tuple = ()            # the references not granted as asked (reference_governor.Limitation)
     com_reference: np.ndarray = None   # the CoM reference granted, world frame [m]
     capture_point: np.ndarray = None   # ξ = c + ċ/ω of the state, world frame (2,) [m]
@@ -189,6 +185,7 @@ class BalanceController:
         self.centroidal = Centroidal(self.chain)
         self.mass = robot.total_mass
         feet = list(config.feet)
+        self.foot_names = [f.name for f in feet]
         self.sole_ids = [robot.frame_id(f.sole) for f in feet]
         rectangles = [f.rectangle or sole_rectangle(robot, f.sole) for f in feet]
         sections = [Section(f.name, f.joints, f.sole, BASE if i == 0 else C_BUSY,
@@ -203,53 +200,72 @@ class BalanceController:
         self.pose_targets = PoseTargets(robot, cartesian, config.pose_gain, config.max_limb_speed,
                                         config.max_limb_acceleration, config.max_limb_angular_speed)
         busy = [s for s in extra_sections if s.role == J_BUSY]
-        self.clock = TrajectoryClock({s.name: [robot.output_names.index(j) for j in s.joints] for s in busy},
-                                     {s.name: robot.velocity_limits(s.joints) for s in busy},
-                                     {s.name: robot.position_limits(s.joints) for s in busy})
-        self.followed = {}       # J-busy limb → the trajectory its clock follows
-        self.momentum_map, self.momentum_map_age = None, 0  # A T for the limbs' preview, and the updates since
+        self.limb_preview = LimbPreview(TrajectoryClock({s.name: [robot.output_names.index(j) for j in s.joints]
+                                                         for s in busy},
+                                                        {s.name: robot.velocity_limits(s.joints) for s in busy},
+                                                        {s.name: robot.position_limits(s.joints) for s in busy}),
+                                        {s.name: len(s.joints) for s in busy})
         self.leg_reach = float(np.mean([limb_reach(robot, f.joints, f.sole)[1] for f in feet]))
         self.hip_ids = [robot.model.getJointId(f.joints[0]) for f in feet]
-        self.height_range = None  # static (low, high) CoM height range above the ground the legs reach [m]
         self.ground = None        # height of the floor under the feet in contact, world frame [m]
-        self._support_key, self._support = None, None  # the soles in contact and where, and their Support
-        self._supports = {}      # feet → (their soles' corners, Support) as last built
-        self.sole_corners = [rectangle.corners() for rectangle in rectangles]  # (4, 3) each, sole frames [m]
+        self.sole_support = SoleSupport([rectangle.corners() for rectangle in rectangles], config.support_margin,
+                                        config.min_foot_load)
         self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min,
                                                stance_cop_margin=config.stance_cop_margin)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
-        self.limits = (np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]))
-        self.joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
-        T = self.chain.output_velocity_map(robot.reference_q)
-        leg_columns = [6 + robot.output_names.index(j) for f in feet for j in f.joints]
-        self.leg_limits = {name for name in self.joint_limits.names  # the limits that stop the legs: their joints'
-                           if any(name in f.joints for f in feet)  # ranges and the strokes that move them
-                           or (name in robot.joint_names and np.abs(T[robot.joint_v_index(name), leg_columns]).max()
-                               > 1e-9)}
-        self.limited = 0         # updates whose motion a joint's or actuator's limit changed
-        self.height_cap = None   # the CoM height the limits stopped a rise at (None: none) [m]
-        self.position_command = None
-        self.clamped = 0
-        self.restarts = 0        # position commands restarted from the measured posture (max_tracking_error)
-        self.support = ((), [])  # active feet and sole placements of the last update, for zmp_margin
+        joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
+        self.integrator = CommandIntegrator(np.array([lower, -velocity, -effort]), np.array([upper, velocity, effort]),
+                                            config.max_tracking_error, joint_limits if config.respect_limits else None)
+        self.height = ComHeightRange(self.leg_reach, leg_limits(
+            robot, self.chain.output_velocity_map(robot.reference_q), [f.joints for f in feet], joint_limits.names))
         self.reference_shift = np.zeros(3)  # the CoM reference's displacement with the soles a mode moved [m]
         self.swing_limited = set()  # the joints and actuators at a limit during the swing of the step under way
         self.held = set()           # ... and of the last step that landed
         self.stepping = Stepping(feet, rectangles, config, None) if self.steps else None
 
     @property
+    def support(self):
+        """The feet in contact (indices) and the soles' placements (pin.SE3) at the last update."""
+        return self.sole_support.standing
+
+    @property
+    def position_command(self):
+        """The outputs' position command of the last update (None: the next starts from the measured posture)."""
+        return self.integrator.position
+
+    @position_command.setter
+    def position_command(self, position):
+        self.integrator.position = position
+
+    @property
+    def restarts(self):
+        """Position commands restarted from the measured posture (max_tracking_error) since the start."""
+        return self.integrator.restarts
+
+    @property
+    def limited(self):
+        """Updates whose motion a joint's or actuator's limit changed since the start."""
+        return self.integrator.limited
+
+    @property
+    def height_cap(self):
+        """The CoM height the joint limits stopped a rise at (None: none), world frame [m]."""
+        return self.height.cap
+
+    @property
     def supported(self):
         """Whether a foot was in contact at the last update (None before the first)."""
-        return None if self._support_key is None else bool(self.support[0])
+        return self.sole_support.supported
 
     def check_trajectory(self, limb, trajectory, now):
         """Unfollowable unless the J-busy limb can follow ``trajectory`` (a LimbTrajectory) taken up at ``now`` [s on
         its stamps' clock] from the last update's position command (before the first: its positions' ranges, its
         end; :func:`~humanoid_balance.control.joint_trajectory.check`)."""
         joints = self.extra[limb].joints
-        position = None if self.position_command is None else self.position_command[self.clock.columns[limb]]
-        check_trajectory(trajectory, joints, *self.clock.position_limits[limb], now - trajectory.start, position)
+        clock = self.limb_preview.clock
+        position = None if self.position_command is None else self.position_command[clock.columns[limb]]
+        check_trajectory(trajectory, joints, *clock.position_limits[limb], now - trajectory.start, position)
 
     def check_pose(self, limb, position):
         """OutOfReach unless ``position`` (world frame [m]) is within the C-busy limb's reach of its root, at the last
@@ -323,94 +339,80 @@ class BalanceController:
 
     # -- the tick -------------------------------------------------------------------------------------
     def update(self, state, dt):
-        """One control tick: the JointCommand for ``state`` [SI], ``dt`` [s] after the last."""
-        robot, config = self.robot, self.config
+        """One control tick: the JointCommand for ``state`` [SI], ``dt`` [s] after the last. In order: the state's
+        kinematics and ground, the support, the step, the CoM reference granted within the support and the heights
+        the legs reach, the limbs' twists and rates, the mode's plan, the soles' wrenches and the efforts, the
+        command kept within the joint limits and integrated, the status."""
         if self.position_command is None:
             self.hold(state)
         kinematics = self.kinematics.update(state.q)
-        com = kinematics.com
+        com, R_base = kinematics.com, kinematics.base_rotation
         placements = [kinematics.placement(i) for i in self.sole_ids]
         active = tuple(i for i, touching in enumerate(state.contacts) if touching)
         G = [contact_wrench_map(M, com) for M in placements]
-        R_base = kinematics.base_rotation
         if active or self.ground is None:  # the floor under the feet on it; in the air, the one they left
             self.ground = float(np.mean([placements[i].translation[2] for i in (active or range(len(placements)))]))
         ground = self.ground
         omega = math.sqrt(GRAVITY / max(com[2] - ground, 0.05 * self.leg_reach))
-        support = self._support_polygon(active, placements)
+        support = self.sole_support.support(active, placements)
         step = self._step(state, dt, com, omega, placements, active, support)
         if step.active != active:
             active = step.active
-            support = self._support_polygon(active, placements)
-        region = support if step.over is None else self._support_polygon(step.over, placements, current=False)
+            support = self.sole_support.support(active, placements)
+        region = support if step.over is None else self.sole_support.support(step.over, placements, current=False)
         granted = self.governor.update(state.com_reference + step.shift + self.reference_shift,
-                                       None if region is None else region.com, self._height_range(com, ground),
-                                       omega, dt)
+                                       None if region is None else region.com,
+                                       self.height.range(com[2], ground, self._hip_height), omega, dt)
         zmp_reference = granted.position[:2] - granted.acceleration[:2] / omega ** 2  # LIPM, Choi–Kim eq. 23
         twists, pose_limitations = self.pose_targets.twists(state.poses, kinematics, dt)
         twists.update(step.twists)
-        rates, rate_limitations = self._limb_rates(state, support, zmp_reference, dt)
+        rates, rate_limitations = self.limb_preview.rates(
+            state.trajectories, state.time, self.position_command,
+            lambda: pin.computeCentroidalMap(self.model, self.centroidal.data, state.q) @ kinematics.T,
+            self.mass, com[2] - ground, zmp_reference, None if support is None else support.limbs, state.zmp, dt)
         if active:
-            self._choose_support(active)
+            roles = support_roles(self.foot_names, self.resolver.base_section.name, active)
+            if roles is not None:
+                self.resolver.set_roles(roles)
         tick = Tick(state, dt, com, R_base, placements, active, granted, zmp_reference, twists, rates)
         plan = self.plan(tick)
         distribution = self.distribution.solve(G, plan.wrench, active, self.mass)
         effort = self.efforts(tick, plan, distribution)
-        limits = None
-        if plan.motion is None:
-            velocity = np.zeros(len(robot.output_names))
-        elif not config.respect_limits:
-            velocity = plan.motion[6:]
-        else:
-            limits = self.joint_limits.apply(plan.motion, kinematics.T, state.q, self.position_command, dt, lambda: (
-                kinematics.com_jacobian(), [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
-            velocity = limits.velocity[6:]
-            self.limited += limits.status is LimitStatus.LIMITED
-            self._cap_height(plan.motion, limits, state, com, dt)
+        command, limits = self.integrator.update(
+            plan.motion, effort, state.q, state.q[self.robot.output_q], kinematics.T, dt,
+            lambda: (kinematics.com_jacobian(), [kinematics.frame_jacobian(self.sole_ids[i]) for i in active]))
+        if limits is not None:
+            self.height.update_cap(limits.limited, lambda: self._rise(plan.motion, limits.velocity), com[2],
+                                   state.com_reference[2], dt)
             self.kept(limits)
         step_limitations = self._step_limitations(limits)
-        position = self.position_command + dt * velocity
-        measured = state.q[robot.output_q]
-        if plan.motion is not None and np.abs(position - measured).max() > config.max_tracking_error:
-            position = measured  # the robot does not follow (anti-windup): start again from where it is
-            self.restarts += 1
-        command = np.array([position, velocity, effort])
-        lower, upper = self.limits
-        outside = (command < lower) | (command > upper)
-        if outside.any():
-            self.clamped += int(np.count_nonzero(outside))
-            np.clip(command, lower, upper, out=command)
-        self.position_command = command[0]
-        self.support = (active, placements)
-        momentum = plan.momentum
-        status = {"mode": self.mode, "vertical phase": self.phase,
-                  "qp status": distribution.status, "qp solve time [s]": distribution.solve_time,
-                  "wrench residual [N, N·m]": float(np.abs(distribution.residual).max()),
-                  "linear momentum [kg m/s]": math.hypot(*momentum[:3]),
-                  "angular momentum [kg m²/s]": math.hypot(*momentum[3:]),
-                  "clamped values": self.clamped, "restarts from the measured posture": self.restarts,
-                  "joint limits": "n/a" if limits is None else limits.status,
-                  "joint limits solver flag": 0 if limits is None else limits.solver_flag,
-                  "joints at a limit": ", ".join(limits.limited) if limits is not None and limits.limited else "none",
-                  "updates limited by joint limits": self.limited,
-                  "CoM height out of reach [m]": max(0.0, float(state.com_reference[2] - granted.target[2])),
-                  "limb time scale": self.clock.scale,
-                  "step phase": "n/a" if self.stepping is None else self.stepping.phase,
-                  "steps taken": 0 if self.stepping is None else self.stepping.taken,
-                  "steps cut short (the swing leg could not follow)": 0 if self.stepping is None else
-                  self.stepping.cut_short}
-        return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(), status,
+        self.sole_support.stood(active, placements)
+        return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(),
+                            self._status(state, granted, plan, distribution, limits),
                             granted.limitations + pose_limitations + rate_limitations + step_limitations,
-                            granted.position,
-                            step.capture_point, step.target,
+                            granted.position, step.capture_point, step.target,
                             () if self.stepping is None else self.stepping.lifted)
+
+    def _status(self, state, granted, plan, distribution, limits):
+        """The tick's :class:`BalanceStatus`."""
+        stepping, integrator = self.stepping, self.integrator
+        return BalanceStatus(
+            mode=self.mode, vertical_phase=self.phase, qp_status=distribution.status,
+            qp_solve_time=distribution.solve_time, wrench_residual=float(np.abs(distribution.residual).max()),
+            linear_momentum=math.hypot(*plan.momentum[:3]), angular_momentum=math.hypot(*plan.momentum[3:]),
+            clamped_values=integrator.clamped, restarts=integrator.restarts,
+            joint_limits=None if limits is None else limits.status,
+            joint_limits_solver_flag=0 if limits is None else limits.solver_flag,
+            joints_at_a_limit=() if limits is None else limits.limited, updates_limited=integrator.limited,
+            com_height_out_of_reach=max(0.0, float(state.com_reference[2] - granted.target[2])),
+            limb_time_scale=self.limb_preview.clock.scale,
+            step_phase=None if stepping is None else stepping.phase, steps_taken=0 if stepping is None else stepping.taken,
+            steps_cut_short=0 if stepping is None else stepping.cut_short)
 
     def zmp_margin(self, zmp):
         """Distance [m] of ``zmp`` inside the nearest edge of the last update's support polygon (negative outside;
         NaN without contact or ZMP) — for diagnostics, away from the control path."""
-        if zmp is None or self._support is None or not self.support[0]:
-            return float("nan")
-        return self._support.polygon.depth(zmp)
+        return self.sole_support.zmp_margin(zmp)
 
     def _step(self, state, dt, com, omega, placements, active, support):
         """The tick's StepTick (control.stepping): the feet to stand on, the swing sole's twist, the CoM reference's
@@ -444,107 +446,23 @@ class BalanceController:
         return (Limitation(f"{short.foot}/step", f"{LANDED_SHORT}{held}", tuple(map(float, short.target)),
                            tuple(map(float, short.landing))),)
 
-    def _choose_support(self, active):
-        """The support (base) section of the embedded-motion Jacobian: kept while its foot is in contact, else
-        the first foot that is; the other feet hold their soles still (C-busy)."""
-        feet = self.config.feet
-        support = self.resolver.base_section.name
-        if any(feet[i].name == support for i in active):
-            return
-        chosen = feet[active[0]].name
-        self.resolver.set_roles({foot.name: BASE if foot.name == chosen else C_BUSY for foot in feet})
-
     # -- helpers --------------------------------------------------------------------------------------
-    def _cap_height(self, motion, limits, state, com, dt):
-        """A rise the joint limits stop is not asked for again: the anti-windup of the CoM height term, or of viip's
-        standing spring's reference. Legs held at their actuators' stroke by a height they cannot give lose the
-        ankles' and knees' motion the balance needs; so where the limits take away a rise the resolution asked, the
-        height range is capped at the CoM's height, and the cap rises again at HEIGHT_CAP_RELAXATION once they let go,
-        until the reference is below it."""
-        if limits.status is LimitStatus.LIMITED and self.leg_limits.intersection(limits.limited):
-            J_z = self.kinematics.com_jacobian()[2]
-            asked, kept = J_z @ motion, J_z @ limits.velocity
-            if asked > 0.0 and kept < asked - RISE_TOLERANCE:
-                self.height_cap = com[2] if self.height_cap is None else min(self.height_cap, com[2])
-                return
-        if self.height_cap is not None:
-            self.height_cap += HEIGHT_CAP_RELAXATION * dt
-            if self.height_cap >= state.com_reference[2]:
-                self.height_cap = None
+    def _hip_height(self):
+        """The hips' mean height at the configuration of ``self.kinematics``, world frame [m]."""
+        return np.mean([self.kinematics.data.oMi[i].translation[2] for i in self.hip_ids])
 
-    def _height_range(self, com, ground):
-        """(low, high) CoM heights the legs reach, world frame [m]: from the legs' length (the hips no higher than
-        straight legs, no lower than LOWEST_LEG_FRACTION of them above the soles; measured against the first
-        update's posture), capped where the joint limits stopped a rise (:meth:`_cap_height`)."""
-        if self.height_range is None:
-            hips = np.mean([self.kinematics.data.oMi[i].translation[2] for i in self.hip_ids])
-            extension = hips - ground  # the legs' at the first update
-            self.height_range = (com[2] - ground - (extension - LOWEST_LEG_FRACTION * self.leg_reach),
-                                 com[2] - ground + max(0.0, self.leg_reach - extension))
-        low, high = ground + self.height_range[0], ground + self.height_range[1]
-        if self.height_cap is not None:
-            high = min(high, self.height_cap)
-        return low, max(low, high)
-
-    def _support_polygon(self, active, placements, current=True):
-        """The :class:`Support` of the soles ``active`` (None: none), rebuilt only when they move; ``current``: they
-        are the soles in contact (for :meth:`zmp_margin`), not only where a step wants the CoM."""
-        if not active:
-            if current:
-                self._support_key, self._support = (), None
-            return None
-        corners = self._support_corners(active, placements)
-        cached = self._supports.get(active)
-        if cached is None or np.abs(cached[0] - corners).max() > SUPPORT_MOVED:
-            polygon = SupportPolygon.of_points(corners)
-            cached = self._supports[active] = (corners, Support(
-                polygon, load_sharing_region(corners.reshape(len(active), -1, 2), self.config.min_foot_load),
-                polygon.shrunk(ZMP_MARGIN_FRACTION * self.config.support_margin)))
-        if current:
-            self._support_key, self._support = (active, cached[0]), cached[1]
-        return cached[1]
-
-    def _limb_rates(self, state, support, zmp_reference, dt):
-        """The J-busy limbs' rates on their trajectories' clock, slowed where their motion would carry the ZMP out
-        of the support or a joint beyond its speed (:class:`~humanoid_balance.control.limb_motion.TrajectoryClock`),
-        and the limitations."""
-        clock = self.clock
-        for limb, trajectory in state.trajectories.items():
-            if self.followed.get(limb) is not trajectory:
-                self.followed[limb] = trajectory
-                clock.follow(limb, trajectory, state.time, self.position_command)
-        bound, depth = 1.0, None
-        if clock.moving:
-            if self.momentum_map is None or self.momentum_map_age >= MOMENTUM_MAP_TICKS:  # changes slowly: a preview
-                A = pin.computeCentroidalMap(self.model, self.centroidal.data, state.q)  # (6, nv)
-                self.momentum_map, self.momentum_map_age = A @ self.kinematics.T, 0  # in output coordinates
-            self.momentum_map_age += 1
-            polygon = None if support is None else support.limbs
-            bound = clock.bound(self.momentum_map, self.mass, self.kinematics.com[2] - self.ground, zmp_reference,
-                                polygon)
-            if polygon is not None and state.zmp is not None:
-                depth = polygon.depth(state.zmp)
-        rates, limitations = clock.advance(bound, dt, self.position_command, depth)
-        return {name: rates.get(name, np.zeros(len(s.joints))) for name, s in self.extra.items() if s.role == J_BUSY}, \
-            limitations
+    def _rise(self, motion, kept):
+        """The CoM's vertical speed of ν_o ``motion`` and of ``kept``, at the configuration of ``self.kinematics``
+        [m/s]."""
+        J_z = self.kinematics.com_jacobian()[2]
+        return J_z @ motion, J_z @ kept
 
     def _range_rates(self, sections, dt):
         """Section → (lowest, highest) rates [rad/s] that keep its output joints in their ranges this tick, from the
         position command (a joint already outside may stay or come back)."""
         if not dt > 0.0 or not sections:
             return {}
-        lower, upper = self.limits[0][0], self.limits[1][0]
-        bounds = {}
-        for name in sections:
-            k = self.resolver.columns[name] - 6
-            bounds[name] = (np.minimum((lower[k] - self.position_command[k]) / dt, 0.0),
-                            np.maximum((upper[k] - self.position_command[k]) / dt, 0.0))
-        return bounds
-
-    def _support_corners(self, active, placements):
-        """xy corners of the soles in contact, world frame (4 k, 2) [m]."""
-        return np.concatenate([self.sole_corners[i] @ placements[i].rotation.T + placements[i].translation
-                               for i in active])[:, :2]
+        return {name: self.integrator.range_rates(self.resolver.columns[name] - 6, dt) for name in sections}
 
     def _move_reference(self, offset):
         """The CoM reference, the user's wish and the point the governor grants alike, moves by ``offset`` [m] with

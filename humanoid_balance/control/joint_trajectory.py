@@ -15,6 +15,8 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from humanoid_balance.errors import HumanoidBalanceError
+
 __all__ = ["LimbTrajectory", "JointPath", "Unfollowable", "segment_coefficients", "check", "START_TOLERANCE"]
 
 START_TOLERANCE = 0.1  # [rad, m] a path that is already under way when taken up (its first point not ahead) may start
@@ -24,7 +26,7 @@ RANGE_TOLERANCE = 0.02  # [rad, m] a position this close outside its joint's ran
 ORDER = 6              # coefficients of the quintic, the highest order a segment has
 
 
-class Unfollowable(ValueError):
+class Unfollowable(HumanoidBalanceError, ValueError):
     """A trajectory that cannot be followed; ``reason``: a short counter key, the message says why."""
 
     def __init__(self, reason, detail):

@@ -28,6 +28,7 @@ import pinocchio as pin
 from humanoid_balance.control.joint_trajectory import JointPath
 from humanoid_balance.control.reference_governor import Limitation
 from humanoid_balance.control.zmp_com import GRAVITY
+from humanoid_balance.errors import HumanoidBalanceError
 
 __all__ = ["TrajectoryClock", "PoseTargets", "OutOfReach", "limb_reach", "SLOWED",
            "BEYOND_REACH", "WORKSPACE_EDGE", "POSE_APPROACHING", "IGNORED_OUT_OF_REACH"]
@@ -54,7 +55,7 @@ TRACKING_GAIN = 10.0  # [1/s] a J-busy limb's position command's error from its 
 STALL_TIME, STALL_PROGRESS, STALL_DISTANCE = 0.5, 1e-3, 0.01  # [s, m, m] a limb end that came no closer has stopped
 
 
-class OutOfReach(ValueError):
+class OutOfReach(HumanoidBalanceError, ValueError):
     """A target no posture of the limb can reach; the message says how far and what the reach is."""
 
 

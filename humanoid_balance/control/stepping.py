@@ -40,6 +40,7 @@ import pinocchio as pin
 
 from humanoid_balance.control.capture_point import (StepRegion, SwingTrajectory, capture_point, heading,
                                                     plan_step, stance_frame)
+from humanoid_balance.errors import HumanoidBalanceError
 
 __all__ = ["Stepping", "StepTick", "StepRequestError", "LandedShort", "LANDED_SHORT", "step_region", "LANDING_SPEED", "LANDING_TIME"]
 
@@ -63,7 +64,7 @@ SETTLED = 0.1          # [m/s] ... and slower than this
 PRESS = np.array([0.0, 0.0, -PRESS_SPEED, 0.0, 0.0, 0.0])  # the sole's twist while it is pressed down
 
 
-class StepRequestError(Exception):
+class StepRequestError(HumanoidBalanceError):
     """A step the robot cannot take now or cannot reach; the message says why."""
 
 

@@ -14,12 +14,14 @@ from typing import NamedTuple
 
 import numpy as np
 
+from humanoid_balance.errors import HumanoidBalanceError
+
 __all__ = ["GainError", "ZmpComGains", "natural_frequency", "check_gains", "balancing_input", "lyapunov"]
 
 GRAVITY = 9.81  # m/s²
 
 
-class GainError(ValueError):
+class GainError(HumanoidBalanceError, ValueError):
     """Gains outside the stability conditions of eqs. 25 and 31; the message says which and why."""
 
 

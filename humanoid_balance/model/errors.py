@@ -1,10 +1,11 @@
 """The package's exception hierarchy for robot models: one base, subclasses carrying what is
 needed to debug (the file, the entry, the offending name or number, the residual)."""
+from humanoid_balance.errors import HumanoidBalanceError
 
 __all__ = ["ModelError", "ModelFileError", "ClosureError", "SingularConfigurationError"]
 
 
-class ModelError(Exception):
+class ModelError(HumanoidBalanceError):
     """Base of every error raised while loading or evaluating a robot model."""
 
 

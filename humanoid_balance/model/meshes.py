@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from typing import NamedTuple
 
+from humanoid_balance.errors import HumanoidBalanceError
 from humanoid_balance.resources import find_file
 
 __all__ = ["MeshReport", "resolve_meshes", "description_text", "readable_mesh",
@@ -25,7 +26,7 @@ CACHE_VARIABLE = "HUMANOID_BALANCE_CACHE"  # overrides the cache folder (default
 UNITLESS_FORMATS = (".stl", ".obj")  # read as they are (metres, as the URDF); others through trimesh, in metres
 
 
-class MeshConversionError(ValueError):
+class MeshConversionError(HumanoidBalanceError, ValueError):
     """A mesh file trimesh cannot read, or that holds no triangles."""
 
 

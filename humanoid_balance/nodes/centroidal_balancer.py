@@ -47,15 +47,14 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_balance.control.balancer import BALANCE_MODES, MODES, Refused, configured, parameters
 from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
-from humanoid_balance.control.joint_limits import LimitStatus
 from humanoid_balance.control.joint_trajectory import Unfollowable
 from humanoid_balance.control.limb_motion import OutOfReach
-from humanoid_balance.control.momentum_balance import QpStatus
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.loop import BalanceStage, NoContact, balance_feet
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.estimation.robot_state import floating_state
 from humanoid_balance.model.robot_config import check_robot_config
+from humanoid_balance.nodes.balance_diagnostics import at_a_limit, status_values, warning
 from humanoid_balance.nodes.diagnostics import Diagnostics
 from humanoid_balance.nodes.entry import autostarted, run
 from humanoid_balance.nodes.input_guard import InputGuard, LatestInput, PairedInput, advertise, subscribe, timer
@@ -135,7 +134,7 @@ class CentroidalBalancerNode(LifecycleNode):
         self.zmp = LatestInput(self, self.input_timeout)  # the last good zmp [m]
         self.zmp_fresh = False
         self.last_input_stamp = None
-        self.status = {}
+        self.status = None  # the BalanceStatus of the last update
         self.reported_restarts = 0  # the core's restarts from the measured posture at the last diagnostics
         self.wrenches = np.zeros((len(feet), 6))
         subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, LATEST_QOS)
@@ -371,12 +370,8 @@ class CentroidalBalancerNode(LifecycleNode):
         markers.markers.append(footstep)
         self.marker_publisher.publish(markers)
 
-    def at_a_limit(self):
-        joints = self.status.get("joints at a limit", "none")
-        return f", at a limit: {joints}" if joints != "none" else ""
-
     def publish_diagnostics(self):
-        values = {"update rate [Hz]": self.rate.hz, **self.status,
+        values = {"update rate [Hz]": self.rate.hz, **status_values(self.status),
                   "ZMP margin [m]": self.core.zmp_margin(self.zmp.value)}
         for k, (foot, wrench) in enumerate(zip(self.feet, self.wrenches)):
             values[f"{foot.name} desired normal force [N]"] = float(wrench[2])
@@ -402,15 +397,11 @@ class CentroidalBalancerNode(LifecycleNode):
                                      f"{self.core.config.max_tracking_error})",
                                      values)
         elif self.limitations.active():
-            self.diagnostics.publish("WARN", self.limitations.summary() + self.at_a_limit(), values)
-        elif self.status.get("qp status", QpStatus.SOLVED).fallback:
-            self.diagnostics.publish("WARN", f"wrench QP {self.status['qp status']}", values)
-        elif self.status.get("joint limits") is LimitStatus.NOT_MET:
-            self.diagnostics.publish("WARN", f"joint limits not met (DAQP exit flag "
-                                     f"{self.status['joint limits solver flag']}): the command may leave them "
-                                     "(clamped to the joints' limits, the mapper's to the strokes)", values)
+            self.diagnostics.publish("WARN", self.limitations.summary() + at_a_limit(self.status), values)
+        elif (concern := warning(self.status)) is not None:  # the controller's: a wrench QP fallback, limits not met
+            self.diagnostics.publish("WARN", concern, values)
         else:
-            self.diagnostics.publish("OK", f"balancing ({self.core.mode})" + self.at_a_limit(), values)
+            self.diagnostics.publish("OK", f"balancing ({self.core.mode})" + at_a_limit(self.status), values)
         self.reported_restarts = self.core.restarts
         self.limitations.next_report()
 

@@ -17,6 +17,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from humanoid_balance.control.joint_trajectory import LimbTrajectory
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
+from humanoid_balance.errors import HumanoidBalanceError
 
 __all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "pose_placement", "imu_reading",
            "contact_phase", "stamp_seconds", "JointStateReader", "read_limb_trajectory", "Float64Buffer",
@@ -24,7 +25,7 @@ __all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "pose_
            "wrench_message", "vector_values", "trajectory_message"]
 
 
-class RejectedMessage(Exception):
+class RejectedMessage(HumanoidBalanceError):
     """An input message that must not reach the algorithms; ``reason`` is a short counter key."""
 
     def __init__(self, reason, detail):

@@ -59,7 +59,7 @@ def test_a_step_the_swing_leg_cannot_follow_is_cut_short_and_the_robot_stands():
     loop, sample, start_soles, target = step_and_watch("kangaroo_like", "kinematic", period=0.01)
     stepping = loop.balancer.stepping
     assert stepping.taken == 1 and stepping.cut_short == 1 and stepping.phase == "standing"
-    assert loop.signals.command.status["steps cut short (the swing leg could not follow)"] == 1
+    assert loop.signals.command.status.steps_cut_short == 1
     assert np.linalg.norm(sample.soles[0, :2] - (start_soles[0, :2] + STEP[:2])) > 0.05  # short of the target
     assert loop.loop.phases == (True, True)
     short = [limitation for limitation in loop.limitations if limitation.reference == "left_foot/step"]

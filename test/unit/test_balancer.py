@@ -109,7 +109,7 @@ def test_at_rest_on_target_the_weight_is_held_with_the_static_torques(kangaroo, 
     q, F, tau_statics, weight = static_stance(robot, chain, ("left_sole", "right_sole"))
     balancer = balance_controller(robot, BalancerConfig(mode=mode, feet=FEET))
     command = balancer.update(BalancerState(q, np.zeros(robot.nv), (True, True), None, com_of(robot, q)), 0.002)
-    assert command.status["qp status"] == "solved"
+    assert command.status.qp_status == "solved"
     assert command.wrenches[:, 2].sum() == pytest.approx(weight, rel=1e-6)
     # The torques hold the robot: equal to the statics of the same wrench distribution (eq. 23 to outputs).
     data = robot.model.createData()

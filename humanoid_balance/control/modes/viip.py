@@ -163,7 +163,7 @@ class ViipBalance(BalanceController):
         constraints = []
         if active:  # eqs. 16–19 integrated into the strict referential velocity
             ground = np.mean([soles[i].translation[2] for i in active])  # the floor under the feet on it
-            corners = self._support_corners(active, soles)
+            corners = self.sole_support.corners(active, soles)
             support = corners.min(axis=0), corners.max(axis=0)
             zmp_ref = regulated_zmp(self.mass, com, self.srv, (support[0] + support[1]) / 2, f_z, ground,
                                     self.gains.cog_frequency, support)
@@ -237,7 +237,7 @@ class ViipBalance(BalanceController):
         width = 6 + len(self.robot.output_names)
         constraints = {}
         for name, rates in tick.rates.items():
-            if name in self.followed:
+            if name in self.limb_preview.followed:
                 constraints[name] = joint_constraint(f"{name} trajectory", self.resolver.columns[name], width, rates)
         for name, twist in tick.twists.items():
             axes = list(self.resolver.sections[name].axes)
