@@ -50,6 +50,13 @@ class Composition:
         self.nodes[name] = node
         return FED[name](topic)
 
+    def imu(self, time, sample):
+        """The state estimator's imu ``sample`` stamped ``time`` [s]: the contact estimator's too (its accelerometer,
+        for its flight detection; the cycle hands each tick's on)."""
+        contacts = self.nodes.get("contact_estimator")
+        if contacts is not None and sample.specific_force is not None:
+            contacts.acceleration.set_stamped(time, sample.specific_force)
+
     def cycle(self, stamp, observation, timing):
         """One tick of the stack on the state estimator's ``observation`` (a joint_states stamped ``stamp``): the
         BalanceLoop's cycle, then each node's outputs. The balancer and the mapper take part while active."""
@@ -60,8 +67,6 @@ class Composition:
         loop.balance = balancer.stage if _active(balancer) else None
         loop.mapping = mapper.stage if loop.balance is not None and _active(mapper) else None
         lifted = loop.lifted
-        if observation.imu.specific_force is not None:
-            contacts.acceleration.set_stamped(observation.time, observation.imu.specific_force)
         cycle = loop.cycle(observation)
         timing.lap()
         time = observation.time

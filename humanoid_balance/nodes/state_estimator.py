@@ -132,8 +132,10 @@ class StateEstimatorNode(Node):
             self.get_logger().warning(f"{self.offsets_problem}; starting without them, the file is left as it is")
 
     def on_imu(self, message):
-        self.guard.check_stamp("imu", message.header.stamp)
+        time = self.guard.check_stamp("imu", message.header.stamp)
         self.imu = ImuSample(*imu_reading(message))
+        if self.hub is not None:  # balance_stack: the contact estimator's too
+            self.hub.imu(time, self.imu)
 
     def on_contact_state(self, foot, message):
         self.phases[foot].set(contact_phase(message, f"contact/{foot}/state"))

@@ -135,12 +135,12 @@ def test_a_hand_init_gives_to_cartesian_limbs_takes_pose_targets_in_the_balancer
         message.pose.position.x, message.pose.position.y, message.pose.position.z = target
         message.pose.orientation.w = 1.0
         deadline = time.monotonic() + 10.0
-        while hand not in balancer.poses and time.monotonic() < deadline:
+        while hand not in balancer.stage.poses and time.monotonic() < deadline:
             if publisher.get_subscription_count():
                 publisher.publish(message)
             executor.spin_once(timeout_sec=0.05)
         assert publisher.get_subscription_count() == 1, "the balancer does not subscribe to the hand's pose"
-        np.testing.assert_allclose(balancer.poses[hand].translation, target)
+        np.testing.assert_allclose(balancer.stage.poses[hand].translation, target)
     finally:
         for node in nodes:
             node.destroy_node()
