@@ -132,8 +132,8 @@ class JointPath:
     def velocities(self, taus):
         """Velocities at its times ``taus`` (k,) → (k, n), zero outside the path."""
         taus = np.asarray(taus, dtype=float)
-        index = np.clip(np.searchsorted(self.times, taus, side="right") - 1, 0, len(self.duration) - 1)
-        h = np.clip(taus - self.times[index], 0.0, self.duration[index])
+        index = np.minimum(np.maximum(np.searchsorted(self.times, taus, side="right") - 1, 0), len(self.duration) - 1)
+        h = np.minimum(np.maximum(taus - self.times[index], 0.0), self.duration[index])  # np.clip's values, faster
         powers = h[:, None] ** POWERS[:-1] * DERIVATIVE[0]  # (k, 5)
         rates = np.einsum("kj,jkn->kn", powers, self.coefficients[1:, index])
         rates[(taus < self.times[0]) | (taus > self.end)] = 0.0

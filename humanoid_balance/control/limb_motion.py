@@ -161,9 +161,10 @@ class TrajectoryClock:
         rates = {}
         for limb, (desired, limb_rates) in nominal.items():
             lower, upper = self.position_limits[limb]
-            error = np.clip(desired, lower, upper) - position[self.columns[limb]]
+            error = np.minimum(np.maximum(desired, lower), upper) - position[self.columns[limb]]  # np.clip's values,
+            # without its ~3.5 µs of dispatch a call
             limit = self.velocity_limits[limb]
-            rates[limb] = np.clip(self.scale * limb_rates + TRACKING_GAIN * error, -limit, limit)
+            rates[limb] = np.minimum(np.maximum(self.scale * limb_rates + TRACKING_GAIN * error, -limit), limit)
             self.tau[limb] += self.scale * dt
         limitations = ()
         if self.scale < SLOWED_BELOW and self.moving:

@@ -106,7 +106,8 @@ class SupportPolygon:
         if (self.inward @ point - self.offsets >= 0.0).all():
             return point
         start, edges = self.vertices, np.roll(self.vertices, -1, axis=0) - self.vertices
-        t = np.clip(np.einsum("kj,kj->k", point - start, edges) / np.einsum("kj,kj->k", edges, edges), 0.0, 1.0)
+        t = np.minimum(np.maximum(np.einsum("kj,kj->k", point - start, edges) / np.einsum("kj,kj->k", edges, edges),
+                                  0.0), 1.0)
         candidates = start + t[:, None] * edges
         return candidates[np.argmin(np.einsum("kj,kj->k", candidates - point, candidates - point))]
 
