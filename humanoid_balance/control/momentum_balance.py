@@ -138,13 +138,17 @@ class WrenchDistribution:
         self.torsion = [mu * min(r.x_max - r.x_min, r.y_max - r.y_min) / 4 if torsion is None else torsion
                         for r in self.rectangles]
         self.solver = None
+        self._regularizers = {}  # 6 k → λ I (6 k, 6 k)
         self.active = None
         self.last_feasible = None
 
     def objective(self, G, w_d):
         """P, q of ‖Σ G_i w_i − w_d‖²_W + λ‖w‖² over the active contacts, G = [G_1 … G_k] (6, 6k)."""
         GtW = G.T * self.weights
-        return 2.0 * (GtW @ G + self.regularization * np.eye(G.shape[1])), -2.0 * GtW @ w_d
+        n = G.shape[1]
+        if n not in self._regularizers:
+            self._regularizers[n] = self.regularization * np.eye(n)  # λ I, once per number of contacts
+        return 2.0 * (GtW @ G + self._regularizers[n]), -2.0 * GtW @ w_d
 
     def build(self, G_list, w_d, active):
         """The QP for the active contacts (indices into the rectangles) — inspectable, solver-free."""
@@ -187,7 +191,7 @@ class WrenchDistribution:
         solver.solve()
         info, x = solver.info, solver.solution.x
         solve_time = float(info.solve_time)
-        if info.status in ("solved", "solved inaccurate") and np.all(np.isfinite(x)):
+        if info.status in ("solved", "solved inaccurate") and np.isfinite(x).all():
             x = self._without_internal_forces(x, G)
             status = QpStatus.SOLVED
             solver.warm_start(x, None)
@@ -211,9 +215,10 @@ class WrenchDistribution:
         direction = -(x - G.T @ projected)  # −N x
         A, lower, upper = self.constraints
         at, along = A @ x, A @ direction
-        with np.errstate(divide="ignore", invalid="ignore"):
-            room = np.where(along > 0.0, (upper - at) / along, np.where(along < 0.0, (lower - at) / along, np.inf))
-        return x + min(1.0, max(0.0, float(np.min(room)))) * direction
+        room = np.full(len(along), np.inf)  # the step to each constraint along ``direction`` (none: ∞), dividing
+        np.divide(upper - at, along, out=room, where=along > 0.0)  # only where it moves towards a bound
+        np.divide(lower - at, along, out=room, where=along < 0.0)
+        return x + min(1.0, max(0.0, float(room.min()))) * direction
 
 
 def _stacked(G_list, active):
