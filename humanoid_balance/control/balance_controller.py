@@ -351,7 +351,8 @@ class BalanceController:
         active = tuple(i for i, touching in enumerate(state.contacts) if touching)
         G = [contact_wrench_map(M, com) for M in placements]
         if active or self.ground is None:  # the floor under the feet on it; in the air, the one they left
-            self.ground = float(np.mean([placements[i].translation[2] for i in (active or range(len(placements)))]))
+            heights = [placements[i].translation[2] for i in (active or range(len(placements)))]
+            self.ground = float(sum(heights) / len(heights))  # their mean (np.mean costs ~4 µs on two numbers)
         ground = self.ground
         omega = math.sqrt(GRAVITY / max(com[2] - ground, 0.05 * self.leg_reach))
         support = self.sole_support.support(active, placements)
@@ -395,11 +396,12 @@ class BalanceController:
 
     def _status(self, state, granted, plan, distribution, limits):
         """The tick's :class:`BalanceStatus`."""
-        stepping, integrator = self.stepping, self.integrator
+        stepping, integrator, momentum = self.stepping, self.integrator, plan.momentum
         return BalanceStatus(
             mode=self.mode, vertical_phase=self.phase, qp_status=distribution.status,
             qp_solve_time=distribution.solve_time, wrench_residual=float(np.abs(distribution.residual).max()),
-            linear_momentum=math.hypot(*plan.momentum[:3]), angular_momentum=math.hypot(*plan.momentum[3:]),
+            linear_momentum=math.hypot(momentum[0], momentum[1], momentum[2]),
+            angular_momentum=math.hypot(momentum[3], momentum[4], momentum[5]),
             clamped_values=integrator.clamped, restarts=integrator.restarts,
             joint_limits=None if limits is None else limits.status,
             joint_limits_solver_flag=0 if limits is None else limits.solver_flag,
@@ -449,7 +451,8 @@ class BalanceController:
     # -- helpers --------------------------------------------------------------------------------------
     def _hip_height(self):
         """The hips' mean height at the configuration of ``self.kinematics``, world frame [m]."""
-        return np.mean([self.kinematics.data.oMi[i].translation[2] for i in self.hip_ids])
+        heights = [self.kinematics.data.oMi[i].translation[2] for i in self.hip_ids]
+        return sum(heights) / len(heights)
 
     def _rise(self, motion, kept):
         """The CoM's vertical speed of ν_o ``motion`` and of ``kept``, at the configuration of ``self.kinematics``

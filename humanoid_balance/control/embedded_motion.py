@@ -37,6 +37,9 @@ __all__ = ["Section", "EmbeddedMotionResolver", "Resolution", "damped_pseudo_inv
 BASE, C_BUSY, J_BUSY, IDLE = "base", "c_busy", "j_busy", "idle"
 
 
+ALL_AXES = (0, 1, 2, 3, 4, 5)  # a C-busy section that follows its end's whole twist
+
+
 class Section(NamedTuple):
     """A limb (Kim–Choi–Kim's section): its joints, its end frame and its role; ``free_twists``: the end's motions
     its contact leaves free, as twists [v; ω] in the end frame (a line contact's roll about its line: a leg of five
@@ -48,7 +51,7 @@ class Section(NamedTuple):
     end_frame: str
     role: str = IDLE
     free_twists: tuple = ()
-    axes: tuple = (0, 1, 2, 3, 4, 5)
+    axes: tuple = ALL_AXES
 
 
 def damped_pseudo_inverse(J, threshold=0.02, max_damping=0.05):
@@ -157,14 +160,17 @@ class EmbeddedMotionResolver:
                 if len(section.axes) < 6:  # the end's other motions are left free
                     B_i, J_i = B_i[list(section.axes)], J_i[list(section.axes)]
                 J_pinv = damped_pseudo_inverse(J_i)[:len(columns)]
-                twist = np.asarray(twists.get(name, np.zeros(6)), dtype=float)[list(section.axes)]
+                twist = np.asarray(twists[name], dtype=float) if name in twists else np.zeros(6)
+                if section.axes != ALL_AXES:  # (every axis: the twist as it is, not a copy through an index list)
+                    twist = twist[list(section.axes)]
                 cartesian[name] = (J_pinv, B_i, J_i, twist)
                 J_emb -= J_com[:, columns] @ J_pinv @ B_i @ K                # eqs. 15, 20
                 c_emb -= J_com[:, columns] @ J_pinv @ twist                 # eqs. 17, 20
             elif section.role == J_BUSY:
                 c_emb -= J_com[:, columns] @ np.asarray(joint_rates[name], dtype=float)
 
-        task = np.vstack([J_emb, R_base @ K[3:]])                # (6, n_1): CoM and base attitude (eq. 16)
+        task = np.empty((6, J_emb.shape[1]))                     # (6, n_1): CoM and base attitude (eq. 16)
+        task[:3], task[3:] = J_emb, R_base @ K[3:]
         q_dot_1 = least_squares(task, np.concatenate([c_emb, base_angular_velocity]), rcond=1e-12)
         nu = np.zeros(T.shape[1])
         nu[:6] = K @ q_dot_1

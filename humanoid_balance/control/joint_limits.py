@@ -96,11 +96,11 @@ class JointLimits:
         asked = np.concatenate([q[self.stroke_q] + L[:, 6:] @ lead, position_command[self.ranged]])
         rates = np.concatenate([L @ velocity, velocity[self.range_v]])
         reached = asked + dt * rates
-        if np.all((reached >= self.lower) & (reached <= self.upper)):
+        if ((reached >= self.lower) & (reached <= self.upper)).all():
             return LimitedMotion(velocity, (), LimitStatus.FREE)
         low = np.minimum((self.lower - asked) / dt, 0.0)
         high = np.maximum((self.upper - asked) / dt, 0.0)
-        if np.all((rates >= low - TOLERANCE) & (rates <= high + TOLERANCE)):  # outside, staying or coming back
+        if ((rates >= low - TOLERANCE) & (rates <= high + TOLERANCE)).all():  # outside, staying or coming back
             return LimitedMotion(velocity, (), LimitStatus.FREE)
         L = np.vstack([L, self.range_rows])
         J_com, soles = tasks()

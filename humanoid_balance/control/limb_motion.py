@@ -151,7 +151,7 @@ class TrajectoryClock:
         elif zmp_depth is not None and zmp_depth > FEEDBACK_RECOVERED:
             self.ceiling = min(1.0, self.ceiling + FEEDBACK_RATE_UP * dt)
         bound = min(bound, self.ceiling)
-        nominal = {limb: path.sample(self.tau[limb])[:2] for limb, path in self.paths.items()}
+        nominal = {limb: path.sample(self.tau[limb], acceleration=False) for limb, path in self.paths.items()}
         speed = max((float(np.abs(rates).max(initial=0.0)) for _, rates in nominal.values()), default=0.0)
         free = SCALE_STEP_ACCELERATION * dt / speed if speed > 0.0 else math.inf
         if bound < self.scale:
@@ -161,9 +161,10 @@ class TrajectoryClock:
         rates = {}
         for limb, (desired, limb_rates) in nominal.items():
             lower, upper = self.position_limits[limb]
-            error = np.clip(desired, lower, upper) - position[self.columns[limb]]
+            error = np.minimum(np.maximum(desired, lower), upper) - position[self.columns[limb]]  # np.clip's values,
+            # without its ~3.5 µs of dispatch a call
             limit = self.velocity_limits[limb]
-            rates[limb] = np.clip(self.scale * limb_rates + TRACKING_GAIN * error, -limit, limit)
+            rates[limb] = np.minimum(np.maximum(self.scale * limb_rates + TRACKING_GAIN * error, -limit), limit)
             self.tau[limb] += self.scale * dt
         limitations = ()
         if self.scale < SLOWED_BELOW and self.moving:

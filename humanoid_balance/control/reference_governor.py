@@ -46,7 +46,8 @@ class Limitation(NamedTuple):
 
 def differs(requested, granted):
     """Whether ``granted`` differs from ``requested`` by more than GRANTED_AS_ASKED in some coordinate [m]."""
-    return bool(np.max(np.abs(np.subtract(requested, granted)), initial=0.0) > GRANTED_AS_ASKED)
+    return bool(np.abs(np.subtract(requested, granted)).max(initial=0.0) > GRANTED_AS_ASKED)  # (the method, not
+    # np.max: ~1.5 µs less a call)
 
 
 class GrantedCom(NamedTuple):
@@ -103,7 +104,7 @@ class ComGovernor:
         target[2] = min(max(wish[2], height_range[0]), height_range[1])
         if support is not None and differs(wish[:2], target[:2]):
             limitations.append(Limitation("com_reference", OUTSIDE_SUPPORT, _values(wish), _values(target)))
-        if differs(wish[2], target[2]):
+        if abs(wish[2] - target[2]) > GRANTED_AS_ASKED:  # differs() of one coordinate, without numpy's calls
             limitations.append(Limitation("com_reference", HEIGHT_OUT_OF_REACH, (float(wish[2]),),
                                           (float(target[2]),)))
         return target, limitations
@@ -151,4 +152,4 @@ def braking_speed(distance, acceleration, dt, max_speed):
 
 
 def _values(values):
-    return tuple(float(v) for v in values)
+    return tuple(np.asarray(values, dtype=float).tolist())

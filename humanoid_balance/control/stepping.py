@@ -103,6 +103,7 @@ class Stepping:
     def __init__(self, feet, rectangles, config, region):
         self.names = [foot.name for foot in feet]
         self.rectangles = list(rectangles)
+        self.sole_corners = [rectangle.corners() for rectangle in self.rectangles]  # (4, 3) each, sole frame [m]
         self.config, self.region = config, region
         self.step = None          # the Step under way
         self.swing = None         # its SwingTrajectory, from lift-off (None while the weight shifts)
@@ -322,7 +323,7 @@ class Stepping:
     def _lowest(self, placements, foot):
         """The height of the lowest corner of ``foot``'s sole [m]."""
         placement = placements[foot]
-        return float((self.rectangles[foot].corners() @ placement.rotation[2]).min() + placement.translation[2])
+        return float((self.sole_corners[foot] @ placement.rotation[2]).min() + placement.translation[2])
 
     def _put_down(self, sole):
         """Cut the step short: the swing sole (pin.SE3) straight down onto the floor in PUT_DOWN_TIME; the Step."""

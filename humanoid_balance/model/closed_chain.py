@@ -210,6 +210,7 @@ class ClosedChain:
                                        + [self.frame_b_ids[i] for i in order])
         self._error_rows = np.argsort(order)[self.rows // 6] * 6 + self.rows % 6
         self._W = np.zeros((len(loops), 6, 6))  # per loop: error rows ← world twist [v; ω] (filled per linearize)
+        self._other_frames = None  # the FramePlacements of a Data given to linearize as ``computed``
 
     # -- kinematics ---------------------------------------------------------------------------------
     def _loop_errors(self, R_T, p):
@@ -227,10 +228,12 @@ class ClosedChain:
         """‖e_l‖ of each loop, by name — for diagnostics and error messages."""
         return {name: float(np.linalg.norm(residual[s])) for name, s in self.loop_slices.items()}
 
-    def linearize(self, q, kinematics=False):
+    def linearize(self, q, kinematics=False, computed=None):
         """Residual and constraint Jacobian J_l = ∂e_l/∂θ at ``q`` (eqs. 2–5, appendix A eq. 51); with
         ``kinematics``, the chain's ``data`` is left holding the world joint Jacobians and every frame placement at
-        ``q`` for the caller to read (a kept linearization does not otherwise touch it).
+        ``q`` for the caller to read (a kept linearization does not otherwise touch it). ``computed``: another Data
+        of the model that holds them at ``q`` already (a WholeBodyKinematics' pass), read instead of computing them
+        again in the chain's own.
 
         The relative twist of frame_b w.r.t. frame_a uses the joints that move one frame but not the
         other (eq. 51); with the world-frame joint Jacobians J (6, nv) of pinocchio it is
@@ -241,7 +244,7 @@ class ClosedChain:
         """
         last_q, last = self._linearized
         kept = last_q is not None and last_q.tobytes() == np.asarray(q, dtype=float).tobytes()
-        if kinematics or (self.loops and not kept):  # world-frame joint Jacobians and frame placements at q
+        if kinematics or (self.loops and not kept and computed is None):  # world joint Jacobians, frame placements
             pin.computeJointJacobians(self.model, self.data, q)
             pin.updateFramePlacements(self.model, self.data)
         if kept:
@@ -249,14 +252,21 @@ class ClosedChain:
         if not self.loops:
             linearization = Linearization(self, np.zeros(0), np.zeros((0, self.model.nv)))
         else:
-            R_T, p = self._frames.read()  # every frame_a, then every frame_b, the rotation loops first
+            data, frames = (self.data, self._frames) if computed is None else self._computed(computed)
+            R_T, p = frames.read()  # every frame_a, then every frame_b, the rotation loops first
             full, R_ab = self._loop_errors(R_T, p)
             W = error_twist_map(R_T, p, full, R_ab, self._W)
-            J_l = W.reshape(-1, 6).take(self._error_rows, axis=0) @ self.data.J
+            J_l = W.reshape(-1, 6).take(self._error_rows, axis=0) @ data.J
             J_l *= self.row_support  # (m, nv)
             linearization = Linearization(self, full.reshape(-1).take(self._error_rows), J_l)
         self._linearized = (np.array(q, dtype=float), linearization)
         return linearization
+
+    def _computed(self, data):
+        """``data`` and the FramePlacements of the loops' frames in it (made once per Data)."""
+        if self._other_frames is None or self._other_frames.data is not data:
+            self._other_frames = FramePlacements(data, self._frames.frame_ids)
+        return data, self._other_frames
 
     def constraint_jacobian(self, q):
         """J_l(θ) (m, nv)."""

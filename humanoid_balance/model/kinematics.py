@@ -74,7 +74,8 @@ class WholeBodyKinematics:
         pin.updateFramePlacements(model, data)
         self.J_com = pin.jacobianCenterOfMass(model, data, False)  # from the joint Jacobians just computed
         self.com = data.com[0].copy()
-        self.T = self.chain.output_velocity_map(q)
+        self.T = self.chain.output_velocity_map(q, self.chain.linearize(q, computed=data))  # from this pass's
+        # joint Jacobians and placements, not computed again in the chain's Data
         self._com_jacobian = None
         self.q = np.array(q, dtype=float)
         return self

@@ -4,6 +4,8 @@ margin, and the nearest point of it to a point outside (the ZMP of a statically 
 section 2, Vukobratović's ZMP criterion). Pure numpy; the hull is Andrew's monotone chain over the soles' few corners.
 Units: m.
 """
+import math
+
 import numpy as np
 
 __all__ = ["SupportPolygon", "convex_hull", "load_sharing_region"]
@@ -55,7 +57,7 @@ class SupportPolygon:
 
     def depth(self, point):
         """Distance of ``point`` (x, y, …) inside the nearest edge line, negative outside [m]."""
-        return float(np.min(self.edge_slack(point)))
+        return float(self.edge_slack(point).min())
 
     def edge_slack(self, point):
         """Per edge, how far ``point`` lies inside that edge's line (k,) [m]."""
@@ -101,10 +103,11 @@ class SupportPolygon:
     def nearest(self, point):
         """The point of the polygon nearest to ``point`` (x, y) [m]: itself inside, else on the boundary."""
         point = _brought_near(np.asarray(point, dtype=float)[:2], self.centroid)
-        if np.all(self.inward @ point - self.offsets >= 0.0):
+        if (self.inward @ point - self.offsets >= 0.0).all():
             return point
         start, edges = self.vertices, np.roll(self.vertices, -1, axis=0) - self.vertices
-        t = np.clip(np.einsum("kj,kj->k", point - start, edges) / np.einsum("kj,kj->k", edges, edges), 0.0, 1.0)
+        t = np.minimum(np.maximum(np.einsum("kj,kj->k", point - start, edges) / np.einsum("kj,kj->k", edges, edges),
+                                  0.0), 1.0)
         candidates = start + t[:, None] * edges
         return candidates[np.argmin(np.einsum("kj,kj->k", candidates - point, candidates - point))]
 
@@ -150,5 +153,5 @@ class _Point(SupportPolygon):
 def _brought_near(point, centre):
     """``point`` moved towards ``centre`` along their line to at most FAR from it (1e300 cannot be squared)."""
     offset = point - centre
-    distance = float(np.hypot(*offset))
+    distance = math.hypot(offset[0], offset[1])
     return point if distance <= FAR else centre + offset * (FAR / distance)
