@@ -183,18 +183,13 @@ class WrenchDistribution:
             self.active, self.last_feasible, self.constraints = active, None, (qp.A, qp.l, qp.u)
         else:
             P, q = self.objective(G, w_d)
-            # straight to OSQP's extension: the interface's update and solve also keep a derivative cache and copy
-            # every info field into a new namespace each call (~15 µs a tick), none of which is used here
-            self.solver._solver.update_data_vec(q=q, l=None, u=None)
-            self.solver._solver.update_data_mat(P_x=P[self.upper_index], P_i=None, A_x=None, A_i=None)
-        solver = self.solver._solver
-        solver.solve()
-        info, x = solver.info, solver.solution.x
-        solve_time = float(info.solve_time)
-        if info.status in ("solved", "solved inaccurate") and np.isfinite(x).all():
-            x = self._without_internal_forces(x, G)
+            self.solver.update(Px=P[self.upper_index], q=q)
+        result = self.solver.solve(raise_error=False)
+        solve_time = float(result.info.solve_time)
+        if result.info.status in ("solved", "solved inaccurate") and np.isfinite(result.x).all():
+            x = self._without_internal_forces(result.x, G)
             status = QpStatus.SOLVED
-            solver.warm_start(x, None)
+            self.solver.warm_start(x=x)
             self.last_feasible = x.copy()
         elif self.last_feasible is not None:
             x, status = self.last_feasible, QpStatus.LAST_FEASIBLE
