@@ -9,9 +9,11 @@ A node of the stack does not subscribe to what another node of the stack publish
 it over as data, in the loop's order, within the tick — the contact phases of the tick before to the base estimate,
 this tick's ZMP and phases to the balancer, the feet the last command lifted to the contact estimate. Their topics
 still go out over DDS, each while something outside the process subscribes to it (RViz, a recorder), and the
-visual ones at display_rate. A publisher outside the process on one of those topics is not heard by the stack:
-remap one side to feed it from outside. Each node keeps its parameters, services and /diagnostics; the balancer
+visual ones at display_rate. A publisher outside the process on one of those topics is not heard by the stack (run
+the nodes separately to feed one from outside). Each node keeps its parameters, services and /diagnostics; the balancer
 and the mapper compute only while active (lifecycle). The state estimator's callback timing covers the whole cycle.
+The balancer takes the contact estimator's phases (its ``contact_phases`` parameter chooses between topics, of
+which the stack has none).
 """
 from humanoid_balance.loop import BalanceLoop
 from humanoid_balance.nodes.input_guard import call_guarded
