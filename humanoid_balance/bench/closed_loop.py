@@ -103,7 +103,7 @@ class ClosedLoop:
         self.actuated = list(self.robot.actuated_names)
         self.to_plant = np.array([self.actuated.index(name) for name in self.sim.actuators])
         self.com_reference = None  # the CoM of the first tick, world [m]: com_offset moves the reference from it
-        self.poses = {}            # C-busy limb → its target pose (pin.SE3, world frame)
+        self.poses = self.loop.balance.poses  # C-busy limb → its target pose (pin.SE3, world frame)
         self.start_height = self.sim.ground_truth().base_position[2]
         self.base_body = robot.base_frame or self.robot.root_link  # where pushes land
         self.signals = None        # the last tick's Signals
@@ -151,7 +151,6 @@ class ClosedLoop:
         quaternion, gyro, accelerometer = sim.imu()
         if self.com_reference is not None:
             balance.com_reference = self.com_reference + com_offset
-        balance.poses = self.poses
         cycle = self.loop.cycle(Observation(sim.time, position, velocity, ImuSample(quaternion, gyro, accelerometer),
                                             effort), self.period)
         if self.com_reference is None:
