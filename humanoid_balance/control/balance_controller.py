@@ -48,9 +48,13 @@ from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.kinematics import WholeBodyKinematics
 from humanoid_balance.model.robot_config import ROBOT_DEFAULTS
 from humanoid_balance.model.projected_dynamics import gravity_from_com_jacobian, output_dynamics
-from humanoid_balance.model.soles import free_contact_twists, sole_rectangle
+from humanoid_balance.model.soles import TIPPING_TILT, free_contact_twists, sole_rectangle, sole_tilt
 
 __all__ = ["BalanceController", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Plan", "Refused", "Tick"]
+
+LEVER_TORQUE_FRACTION = 0.125
+"""With the lever rule, an ankle torque costs as much as a force at this fraction of the smallest sole's width or
+length (WrenchDistribution's torque_length: an eighth, a quarter of the half-width)."""
 
 
 
@@ -121,6 +125,8 @@ class BalancerState(NamedTuple):
     trajectories: dict = {}            # J-busy extra sections → their newest LimbTrajectory
     poses: dict = {}                   # C-busy extra sections → target pin.SE3 of their end frame, world
     time: float = 0.0                  # of the state, on the trajectories' stamps' clock [s]
+    sole_wrenches: tuple = ()          # per foot, its measured sole wrench [f; τ] (sole frame, about its origin)
+                                       # or None: unknown [N, N·m]; () none known (contact/<foot>/wrench)
 
 
 class JointCommand(NamedTuple):
@@ -150,6 +156,9 @@ class Tick(NamedTuple):
     zmp_reference: np.ndarray  # its LIPM ZMP, Choi–Kim eq. 23 (2,) [m]
     twists: dict              # C-busy limb → its end's twist towards its target [m/s, rad/s]
     rates: dict               # J-busy limb → its joints' rates on its trajectory's clock [rad/s, m/s]
+    omega: float              # the pendulum's ω = √(g / (c_z − ground)) [1/s]
+    support: object           # the soles in contact (support.Support; None: none)
+    wrench_maps: list         # per foot, G_i: its sole wrench → the same wrench at the CoM (contact_wrench_map)
 
 
 class Plan(NamedTuple):
@@ -159,6 +168,8 @@ class Plan(NamedTuple):
     motion: Optional[np.ndarray]  # ν_o: base twist and output rates (6 + n_out,); None: the posture is held still
     momentum: np.ndarray          # the centroidal momentum the mode measured [p; L] (6,) [kg m/s, kg m²/s] (0: none)
     acceleration: Optional[np.ndarray] = None  # the outputs' accelerations the motion asks for (n_out,); None: none
+    distribution: object = None   # the soles' wrenches when the mode distributed ``wrench`` itself (to move the
+                                  # soles by them; a DistributionResult); None: the update distributes it
 
 
 class BalanceController:
@@ -174,6 +185,8 @@ class BalanceController:
 
     mode = None  # the mode's name, as BalancerConfig.mode and the node's parameter give it
     steps = True  # whether the mode takes steps (capture-point recovery, requested steps)
+    lever_rule = False  # whether the soles' wrenches keep ankle torques small, the loads following the ZMP (a mode
+                        # on position drives, whose soles go where their CoPs are asked), or are the least wrenches
     Gains = None  # the mode's gains: a dataclass of tunables (control.tunables), BalancerConfig.gains[mode]
 
     def __init__(self, robot, config, extra_sections=()):
@@ -210,8 +223,10 @@ class BalanceController:
         self.ground = None        # height of the floor under the feet in contact, world frame [m]
         self.sole_support = SoleSupport([rectangle.corners() for rectangle in rectangles], config.support_margin,
                                         config.min_foot_load)
-        self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min,
-                                               stance_cop_margin=config.stance_cop_margin)
+        self.distribution = WrenchDistribution(
+            rectangles, config.friction, config.f_min, stance_cop_margin=config.stance_cop_margin,
+            torque_length=LEVER_TORQUE_FRACTION * min(min(r.x_max - r.x_min, r.y_max - r.y_min) for r in rectangles)
+            if self.lever_rule else None)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
         joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
@@ -223,6 +238,7 @@ class BalanceController:
         self.swing_limited = set()  # the joints and actuators at a limit during the swing of the step under way
         self.held = set()           # ... and of the last step that landed
         self.stepping = Stepping(feet, rectangles, config, None) if self.steps else None
+        self.largest_sole_tilt, self.tipping_feet, self.tipping_updates = 0.0, (), 0  # the stance soles' (status)
 
     @property
     def support(self):
@@ -329,6 +345,11 @@ class BalanceController:
         """The :class:`Plan` of the tick: what the soles are to exert and how the robot moves."""
         raise NotImplementedError
 
+    def distribute(self, tick, wrench):
+        """The soles' wrenches (a DistributionResult) that exert the CoM ``wrench`` (world axes, at the CoM) from the
+        feet in contact: the one QP of every mode (Garofalo et al. eq. 38, control.momentum_balance)."""
+        return self.distribution.solve(tick.wrench_maps, wrench, tick.active, self.mass)
+
     def efforts(self, tick, plan, distribution):
         """Output efforts that go with the soles' wrenches and the planned motion (n_out,) [N·m or N]: by default
         the quasi-static torques that hold the wrenches (Kangaroo eq. 44)."""
@@ -375,9 +396,10 @@ class BalanceController:
             roles = support_roles(self.foot_names, self.resolver.base_section.name, active)
             if roles is not None:
                 self.resolver.set_roles(roles)
-        tick = Tick(state, dt, com, R_base, placements, active, granted, zmp_reference, twists, rates)
+        tick = Tick(state, dt, com, R_base, placements, active, granted, zmp_reference, twists, rates, omega,
+                    support, G)
         plan = self.plan(tick)
-        distribution = self.distribution.solve(G, plan.wrench, active, self.mass)
+        distribution = self.distribute(tick, plan.wrench) if plan.distribution is None else plan.distribution
         effort = self.efforts(tick, plan, distribution)
         command, limits = self.integrator.update(
             plan.motion, effort, state.q, state.q[self.robot.output_q], kinematics.T, dt,
@@ -388,6 +410,7 @@ class BalanceController:
             self.kept(limits)
         step_limitations = self._step_limitations(limits)
         self.sole_support.stood(active, placements)
+        self._observe_tilts(placements, active)
         return JointCommand(command[0], command[1], command[2], distribution.wrenches, com.copy(),
                             self._status(state, granted, plan, distribution, limits),
                             granted.limitations + pose_limitations + rate_limitations + step_limitations,
@@ -409,7 +432,16 @@ class BalanceController:
             com_height_out_of_reach=max(0.0, float(state.com_reference[2] - granted.target[2])),
             limb_time_scale=self.limb_preview.clock.scale,
             step_phase=None if stepping is None else stepping.phase, steps_taken=0 if stepping is None else stepping.taken,
-            steps_cut_short=0 if stepping is None else stepping.cut_short)
+            steps_cut_short=0 if stepping is None else stepping.cut_short,
+            largest_sole_tilt=self.largest_sole_tilt, tipping_feet=self.tipping_feet,
+            tipping_updates=self.tipping_updates)
+
+    def _observe_tilts(self, placements, active):
+        """The stance soles' tilts from the floor: the largest, the feet tipping (beyond TIPPING_TILT), counted."""
+        tilts = [sole_tilt(placements[i].rotation[:, 2]) for i in active]
+        self.largest_sole_tilt = max(tilts, default=0.0)
+        self.tipping_feet = tuple(self.foot_names[i] for i, tilt in zip(active, tilts) if tilt > TIPPING_TILT)
+        self.tipping_updates += bool(self.tipping_feet)
 
     def zmp_margin(self, zmp):
         """Distance [m] of ``zmp`` inside the nearest edge of the last update's support polygon (negative outside;

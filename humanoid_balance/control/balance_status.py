@@ -20,6 +20,7 @@ class Concern(StrEnum):
 
     QP_FALLBACK = "qp fallback"               # the wrench QP failed: a fallback distribution (BalanceStatus.qp_status)
     LIMITS_NOT_MET = "joint limits not met"   # the joint limits' QP failed (BalanceStatus.joint_limits_solver_flag)
+    SOLE_TIPPING = "sole tipping"             # a stance sole has rolled onto an edge (BalanceStatus.tipping_feet)
 
 
 class Health(NamedTuple):
@@ -48,11 +49,17 @@ class BalanceStatus(NamedTuple):
     step_phase: Optional[str]        # the stepping's phase (None: the mode does not step)
     steps_taken: int
     steps_cut_short: int             # ... put down where the swing leg stopped following
+    largest_sole_tilt: float = 0.0   # [rad] of the stance soles from the floor (model.soles.sole_tilt)
+    tipping_feet: tuple = ()         # names of the stance feet whose soles tilt beyond model.soles.TIPPING_TILT
+    tipping_updates: int = 0         # updates with a stance sole tipping
 
     def health(self):
-        """The controller's verdict: WARN for a fallback wrench distribution, else for joint limits not met; OK."""
+        """The controller's verdict: WARN for a fallback wrench distribution, else for joint limits not met, else for a
+        stance sole tipping; OK."""
         if self.qp_status.fallback:
             return Health(HealthLevel.WARN, Concern.QP_FALLBACK)
         if self.joint_limits is LimitStatus.NOT_MET:
             return Health(HealthLevel.WARN, Concern.LIMITS_NOT_MET)
+        if self.tipping_feet:
+            return Health(HealthLevel.WARN, Concern.SOLE_TIPPING)
         return Health(HealthLevel.OK)

@@ -120,7 +120,9 @@ class EmbeddedMotionResolver:
             com_velocity: u, the CoM velocity command, world frame [m/s] (3,).
             base_angular_velocity: desired ω of the base link, world frame [rad/s] (3,).
             twists: C-busy sections → end twist [v; ω], world-aligned at the end frame [m/s, rad/s] (6,);
-                missing means hold still (e.g. the other foot on the ground).
+                missing means hold still (e.g. the other foot on the ground). The base (support) section's: its
+                sole's own twist (a stance sole turned by foot damping): the base then moves by
+                ν_b = K q̇_1 + B_1⁻¹ s_1 (eq. 11 with the sole moving), the tasks met all the same.
             joint_rates: J-busy sections → joint rates [rad/s] (n_i,).
             rate_bounds: C-busy sections → (lowest, highest) rates of their joints this tick [rad/s] (the joints'
                 ranges): where eq. 19's rates would leave them, the section's rates are the least-squares ones within
@@ -148,10 +150,17 @@ class EmbeddedMotionResolver:
 
         base = self.base_section.name
         base_joints = len(self.columns[base])
-        K = self._support_map(*section_jacobian(base))            # ν_b = K q̇_1 (eq. 11)
+        B_1, J_1 = section_jacobian(base)
+        K = self._support_map(B_1, J_1)                           # ν_b = K q̇_1 (eq. 11)
         J_emb = J_com[:, :6] @ K
         J_emb[:, :base_joints] += J_com[:, self.columns[base]]
         c_emb = np.array(com_velocity, dtype=float)
+        attitude = np.array(base_angular_velocity, dtype=float)
+        sole_motion = None                                        # B_1⁻¹ s_1: the base's share of its sole's twist
+        if base in twists:
+            sole_motion = np.linalg.solve(B_1, np.asarray(twists[base], dtype=float))
+            c_emb -= J_com[:, :6] @ sole_motion
+            attitude -= R_base @ sole_motion[3:]
         cartesian = {}
         for name, section in self.sections.items():
             columns = self.columns[name]
@@ -165,15 +174,15 @@ class EmbeddedMotionResolver:
                     twist = twist[list(section.axes)]
                 cartesian[name] = (J_pinv, B_i, J_i, twist)
                 J_emb -= J_com[:, columns] @ J_pinv @ B_i @ K                # eqs. 15, 20
-                c_emb -= J_com[:, columns] @ J_pinv @ twist                 # eqs. 17, 20
+                c_emb -= J_com[:, columns] @ J_pinv @ (twist if sole_motion is None else twist - B_i @ sole_motion)
             elif section.role == J_BUSY:
                 c_emb -= J_com[:, columns] @ np.asarray(joint_rates[name], dtype=float)
 
         task = np.empty((6, J_emb.shape[1]))                     # (6, n_1): CoM and base attitude (eq. 16)
         task[:3], task[3:] = J_emb, R_base @ K[3:]
-        q_dot_1 = least_squares(task, np.concatenate([c_emb, base_angular_velocity]), rcond=1e-12)
+        q_dot_1 = least_squares(task, np.concatenate([c_emb, attitude]), rcond=1e-12)
         nu = np.zeros(T.shape[1])
-        nu[:6] = K @ q_dot_1
+        nu[:6] = K @ q_dot_1 if sole_motion is None else K @ q_dot_1 + sole_motion
         nu[self.columns[base]] = q_dot_1[:base_joints]
         for name, section in self.sections.items():
             columns = self.columns[name]

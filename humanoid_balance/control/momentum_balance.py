@@ -130,8 +130,9 @@ class WrenchDistribution:
     """The QP of eq. 38 for a fixed set of sole rectangles, rebuilt when the contact set changes."""
 
     def __init__(self, rectangles, mu=0.7, f_min=10.0, regularization=1e-9, weights=None, torsion=None,
-                 stance_cop_margin=0.0):
+                 stance_cop_margin=0.0, torque_length=None):
         self.rectangles = list(rectangles)
+        self.torque_length = torque_length
         self.stance_rectangles = [rectangle.inset(stance_cop_margin) for rectangle in self.rectangles]
         self.mu, self.f_min, self.regularization = mu, f_min, regularization
         self.weights = np.ones(6) if weights is None else np.asarray(weights, dtype=float)
@@ -203,11 +204,23 @@ class WrenchDistribution:
 
     def _without_internal_forces(self, x, G):
         """``x`` moved towards G⁺G x — the same sum G x with no internal forces — as far as the constraints allow
-        (from x, which meets them, to the first one the straight path meets)."""
-        *_, projected, info = lapack.dgesv(G @ G.T, G @ x)  # LAPACK's solve without np.linalg's wrapper (~3 µs)
+        (from x, which meets them, to the first one the straight path meets). With a ``torque_length`` ℓ, towards
+        the least wrenches of the same sum in the norm ‖f‖² + ‖τ/ℓ‖² instead, S⁻¹Gᵀ(G S⁻¹Gᵀ)⁻¹ G x with
+        S = diag(1, 1, 1, ℓ⁻², ℓ⁻², ℓ⁻²) per sole: an ankle torque costs as much as a force at ℓ, so the feet's loads
+        follow the ZMP (the lever rule) and their CoPs stay near their centres (Caron et al. 2019's ankle-torque
+        minimisation; a foot on position drives is pushed onto an edge by a CoP asked there)."""
+        if self.torque_length is None:
+            *_, projected, info = lapack.dgesv(G @ G.T, G @ x)  # LAPACK's solve without np.linalg's wrapper (~3 µs)
+            least = G.T @ projected
+        else:
+            ell = self.torque_length
+            scale = np.tile((1.0, 1.0, 1.0, ell, ell, ell), G.shape[1] // 6)  # S^-1/2
+            G_scaled = G * scale
+            *_, projected, info = lapack.dgesv(G_scaled @ G_scaled.T, G @ x)
+            least = scale * (G_scaled.T @ projected)
         if info != 0:
             raise np.linalg.LinAlgError(f"the contact wrench map G Gᵀ is singular (dgesv info {info})")
-        direction = -(x - G.T @ projected)  # −N x
+        direction = least - x  # −N x
         A, lower, upper = self.constraints
         at, along = A @ x, A @ direction
         room = np.full(len(along), np.inf)  # the step to each constraint along ``direction`` (none: ∞), dividing

@@ -22,14 +22,21 @@ until a touchdown is seen the base already brakes. The accelerometer sees neithe
 farther than ``kinematic_gate`` from the prediction (a foot that is lifting, rocking or slipping) is not taken;
 unless the feet have disagreed for ``gate_timeout``: then the prediction is what went wrong (an impact beyond the
 accelerometer's range), and the velocity starts over from the feet's.
-Units: m, m/s, m/s², rad/s, s.
+
+A foot in contact whose sole has turned off the floor by more than ``tipping_tilt`` (its orientation from the leg's
+kinematics on the IMU's attitude, against the vertical) is tipping over an edge: its sole's origin moves with the
+roll, so it does not carry the base while another foot in contact stays flat (all tipping: they carry it still,
+nothing better being known). The estimate names the tipping feet.
+Units: m, m/s, m/s², rad, rad/s, s.
 """
+import math
 from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
 
 from humanoid_balance.model.kinematics import FramePlacements
+from humanoid_balance.model.soles import TIPPING_TILT
 
 __all__ = ["BaseEstimate", "FloatingBaseEstimator"]
 
@@ -43,6 +50,7 @@ class BaseEstimate(NamedTuple):
     linear_velocity: np.ndarray   # base origin velocity, odometry-frame axes [m/s]
     angular_velocity: np.ndarray  # base angular velocity, base-frame axes [rad/s]
     feet_in_contact: tuple        # names of the anchored feet
+    tipping: tuple = ()           # names of the feet in contact whose soles tilt beyond tipping_tilt
 
 
 class FloatingBaseEstimator:
@@ -58,10 +66,11 @@ class FloatingBaseEstimator:
         kinematic_gate: largest difference of the kinematic velocity from the inertial prediction that is taken,
             per axis [m/s].
         gate_timeout: anchored feet that disagree this long are taken anyway [s].
+        tipping_tilt: a foot in contact whose sole tilts more than this is tipping (see the module) [rad].
     """
 
     def __init__(self, robot, feet, imu_frame=None, contact_height=0.01, position_time_constant=0.1,
-                 velocity_time_constant=0.2, kinematic_gate=0.3, gate_timeout=0.1):
+                 velocity_time_constant=0.2, kinematic_gate=0.3, gate_timeout=0.1, tipping_tilt=TIPPING_TILT):
         if robot.floating_base:
             raise ValueError("FloatingBaseEstimator expects the fixed-base model (root link = base)")
         self.robot = robot
@@ -84,6 +93,7 @@ class FloatingBaseEstimator:
         self.time_constants = (position_time_constant, velocity_time_constant)
         self.kinematic_gate, self.gate_timeout = kinematic_gate, gate_timeout
         self.disagreeing = 0.0  # how long the anchored feet's velocity has been out of the gate [s]
+        self.tipping_cosine = math.cos(tipping_tilt)  # a sole normal's vertical component below it: tipping
 
     def _feet_kinematics(self, q, v):
         """Sole positions in the base frame (feet, 3) and their velocities (feet, 3) [m, m/s]."""
@@ -93,7 +103,8 @@ class FloatingBaseEstimator:
             pin.updateFramePlacement(model, data, frame)
         rates = np.array([pin.getFrameVelocity(model, data, frame, pin.LOCAL_WORLD_ALIGNED).linear
                           for frame in self.foot_ids])
-        return self.foot_placements.read()[1], rates
+        rotations_T, positions = self.foot_placements.read()
+        return positions, rates, rotations_T[:, 2, :]  # the soles' normals, base frame (feet, 3)
 
     def _from_anchors(self, feet_offset, feet_rate, omega_world, R, weights):
         w = weights * self.anchored
@@ -136,12 +147,15 @@ class FloatingBaseEstimator:
         R = world_Q_base.toRotationMatrix()
         omega_base = self.R_base_imu @ np.asarray(imu_angular_velocity, dtype=float)
         omega_world = R @ omega_base
-        feet_base, feet_rate = self._feet_kinematics(q, v)
+        feet_base, feet_rate, normals = self._feet_kinematics(q, v)
         feet_offset = feet_base @ R.T  # R p_foot, one row per foot
         if contacts is None:
             heights = feet_offset[:, 2]
             contacts = heights - heights.min() < self.contact_height
         contacts = np.asarray(contacts, dtype=bool)
+        tipping = contacts & (normals @ R[2] < self.tipping_cosine)  # (R n)_z: the sole normal's vertical part
+        if (contacts & ~tipping).any():
+            contacts = contacts & ~tipping
         self.anchored &= contacts
         w = self.equal_weights if weights is None else np.maximum(np.asarray(weights, float), 1e-9)
         if self.position is None:  # start with the lowest sole on the ground plane z = 0, under the origin
@@ -161,4 +175,5 @@ class FloatingBaseEstimator:
             if specific_force is None:
                 self.velocity = self._from_anchors(feet_offset, feet_rate, omega_world, R, w)[1]
         return BaseEstimate(self.position.copy(), world_Q_base.coeffs().copy(), R, self.velocity.copy(),
-                            omega_base, tuple(name for name, anchored in zip(self.feet, self.anchored) if anchored))
+                            omega_base, tuple(name for name, anchored in zip(self.feet, self.anchored) if anchored),
+                            tuple(name for name, tips in zip(self.feet, tipping) if tips))

@@ -56,17 +56,19 @@ class BalanceStage:
         return tuple(phase is not False for phase in self.phases)
 
     # -- the tick -------------------------------------------------------------------------------------
-    def update(self, q, v, time, zmp, dt=None):
+    def update(self, q, v, time, zmp, dt=None, sole_wrenches=()):
         """The JointCommand for the floating-base state ``q``, ``v`` stamped ``time`` [s], the measured ``zmp``
-        (world [m]; None: none fresh) and the feet's last phases; ``dt`` [s] since the last tick (None: from the
-        stamps, at most :data:`MAX_DT`)."""
+        (world [m]; None: none fresh), the feet's measured ``sole_wrenches`` (per foot [f; τ] in its sole frame or
+        None; (): none known) and their last phases; ``dt`` [s] since the last tick (None: from the stamps, at most
+        :data:`MAX_DT`)."""
         if dt is None:
             dt = 0.0 if self.last_time is None else min(max(time - self.last_time, 0.0), MAX_DT)
         self.last_time = time
         controller = self.controller
         if self.com_reference is None:
             self.com_reference = controller.centroidal.com(q)
-        state = BalancerState(q, v, self.contacts(), zmp, self.com_reference, self.trajectories, self.poses, time)
+        state = BalancerState(q, v, self.contacts(), zmp, self.com_reference, self.trajectories, self.poses, time,
+                              sole_wrenches)
         if self.holding:
             controller.hold(state)
             self.holding = False

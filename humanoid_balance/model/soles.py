@@ -1,5 +1,6 @@
 """Sole rectangles (the contact surface of each foot, read from the URDF's collision boxes) and the depth of a
 point inside a support polygon."""
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -8,7 +9,7 @@ import pinocchio as pin
 from humanoid_balance.model.errors import ModelFileError
 from humanoid_balance.model.support_polygon import SupportPolygon
 
-__all__ = ["SoleRectangle", "sole_rectangle", "polygon_margin"]
+__all__ = ["SoleRectangle", "sole_rectangle", "polygon_margin", "TIPPING_TILT", "sole_tilt"]
 
 
 class SoleRectangle(NamedTuple):
@@ -107,3 +108,12 @@ def polygon_margin(point, polygon):
     """Distance [m] of ``point`` (x, y, …) inside the convex ``polygon`` ((k, ≥2) counter-clockwise vertices) to its
     nearest edge line; negative outside (the ZMP's stability margin)."""
     return SupportPolygon(polygon).depth(point)
+
+
+TIPPING_TILT = math.radians(2.0)
+"""[rad] a sole in contact tilted more than this from the floor has rolled onto an edge: it is tipping (issue 52)."""
+
+
+def sole_tilt(normal):
+    """The angle [rad] between a sole's normal ``normal`` (its frame's z axis, world (3,)) and the vertical."""
+    return math.atan2(math.hypot(normal[0], normal[1]), normal[2])

@@ -1,5 +1,7 @@
 """The balance controller's status (control.balance_status.BalanceStatus) as /diagnostics' figures and messages: the
 keys and texts the bench, the demo and the tests read."""
+import math
+
 from humanoid_balance.control.balance_status import Concern
 
 __all__ = ["at_a_limit", "status_values", "warning"]
@@ -23,7 +25,10 @@ def status_values(status):
             "limb time scale": status.limb_time_scale,
             "step phase": "n/a" if status.step_phase is None else status.step_phase,
             "steps taken": status.steps_taken,
-            "steps cut short (the swing leg could not follow)": status.steps_cut_short}
+            "steps cut short (the swing leg could not follow)": status.steps_cut_short,
+            "largest stance sole tilt [rad]": status.largest_sole_tilt,
+            "feet tipping": ", ".join(status.tipping_feet) or "none",
+            "updates with a stance sole tipping": status.tipping_updates}
 
 
 def at_a_limit(status):
@@ -42,4 +47,7 @@ def warning(status):
     if concern is Concern.LIMITS_NOT_MET:
         return (f"joint limits not met (DAQP exit flag {status.joint_limits_solver_flag}): the command may leave them "
                 "(clamped to the joints' limits, the mapper's to the strokes)")
+    if concern is Concern.SOLE_TIPPING:
+        return (f"sole tipping: {', '.join(status.tipping_feet)} tilted {math.degrees(status.largest_sole_tilt):.1f}° "
+                "off the floor")
     return None

@@ -27,7 +27,9 @@ nodes/limitations.py: WARN while they last, counted, logged at a limited rate); 
 rejected (out_of_reach), any reference while no foot is in contact (no_contact); a jump or a mode change the robot
 cannot do now is refused with the reason.
 Inputs older than ``input_timeout`` → hold the last posture with zero velocity, say so, recover on return;
-so does the kinematic mode without a fresh zmp (its ZMP/CoM control, Choi–Kim eq. 24, feeds it back).
+so does the kinematic mode without a fresh zmp (its ZMP/CoM control, Choi–Kim eq. 24, feeds it back). Each foot's
+measured wrench (contact/<foot>/wrench, its sole frame) drives that sole's foot damping and force difference control
+in the kinematic mode (control/foot_damping.py); a foot without a fresh one is left still.
 balance/joint_command follows every estimate; balance/com, the markers and the desired wrenches, which only people
 look at, go out at ``display_rate`` while something subscribes to them.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
@@ -137,17 +139,18 @@ class CentroidalBalancerNode(LifecycleNode):
         self.status = None  # the BalanceStatus of the last update
         self.reported_restarts = 0  # the core's restarts from the measured posture at the last diagnostics
         self.wrenches = np.zeros((len(feet), 6))
+        self.sole_wrenches = [LatestInput(self, self.input_timeout) for _ in feet]  # measured, sole frames
+        self.phases_from_forces = value("contact_phases") != "state"
         subscribe(self, JointState, "estimated_joint_states", self.on_joint_states, LATEST_QOS)
         subscribe(self, Odometry, "odom", self.on_odom, COMPANION_QOS)
         subscribe(self, PointStamped, "zmp", self.on_zmp, LATEST_QOS)
         subscribe(self, PointStamped, "balance/com_reference", self.on_com_reference, RELIABLE_QOS)
         for k, foot in enumerate(feet):
-            if value("contact_phases") == "state":
+            if not self.phases_from_forces:
                 subscribe(self, Int8, f"contact/{foot.name}/state",
                           lambda message, k=k: self.on_contact_state(k, message), CHANGES_QOS)
-            else:
-                subscribe(self, WrenchStamped, f"contact/{foot.name}/wrench",
-                          lambda message, k=k: self.on_wrench(k, message), LATEST_QOS)
+            subscribe(self, WrenchStamped, f"contact/{foot.name}/wrench",
+                      lambda message, k=k: self.on_wrench(k, message), LATEST_QOS)
         for limb in self.limbs:
             subscribe(self, JointTrajectory, f"balance/{limb}/trajectory",
                       lambda message, limb=limb: self.on_trajectory(limb, message), RELIABLE_QOS)
@@ -206,6 +209,8 @@ class CentroidalBalancerNode(LifecycleNode):
                 self.limitations.refused("mode", str(error))
             return SetParametersResult(successful=False, reason=str(error))
         self.input_timeout = self.zmp.timeout = values.get("input_timeout", self.input_timeout)
+        for wrench in self.sole_wrenches:
+            wrench.timeout = self.input_timeout
         self.world_frame = values.get("world_frame", self.world_frame)
         if "display_rate" in values:
             self.display = DisplayRate(values["display_rate"])
@@ -249,8 +254,14 @@ class CentroidalBalancerNode(LifecycleNode):
             raise RejectedMessage(error.reason, f"{topic}: {error}") from None
 
     def on_wrench(self, foot, message):
-        normal_force = finite([message.wrench.force.z], f"contact/{self.feet[foot].name}/wrench", "force")[0]
-        self.stage.observe_normal_force(foot, normal_force)
+        """contact/<foot>/wrench: the sole's measured wrench (its sole frame) for foot damping; with
+        contact_phases 'force', its f_z above f_min is the foot's phase."""
+        topic = f"contact/{self.feet[foot].name}/wrench"
+        check_frame(message.header, self.feet[foot].sole, topic)
+        wrench = finite(vector_values(message.wrench.force, message.wrench.torque), topic, "wrench")
+        self.sole_wrenches[foot].set(wrench)
+        if self.phases_from_forces:
+            self.stage.observe_normal_force(foot, wrench[2])
 
     def on_pose(self, limb, message):
         topic = f"balance/{limb}/pose"
@@ -299,7 +310,7 @@ class CentroidalBalancerNode(LifecycleNode):
         q, v = floating_state(*base, positions, velocities)
         zmp = self.zmp.fresh()
         timing.lap()
-        command = self.stage.update(q, v, time, zmp)
+        command = self.stage.update(q, v, time, zmp, sole_wrenches=tuple(w.fresh() for w in self.sole_wrenches))
         timing.lap()
         self.adopt(message.header.stamp, time, q, zmp, command)
         timing.lap()

@@ -101,6 +101,7 @@ class StateEstimatorNode(Node):
         self.timing = CallbackTiming()
         self.imu = None
         self.last_state = None
+        self.tipping_ticks, self.last_tipping = 0, ()  # estimates with a sole tipping over an edge, and its feet
         self.last_reading = None
 
         subscribe(self, JointState, "joint_states", self.on_joint_states, SENSOR_QOS)
@@ -163,6 +164,9 @@ class StateEstimatorNode(Node):
     def adopt(self, stamp, state, actuator_efforts):
         """The tick's RobotState, stamped ``stamp``: published, kept for diagnostics."""
         self.last_state = state
+        if state.base.tipping:
+            self.tipping_ticks += 1
+            self.last_tipping = state.base.tipping
         self.publish(stamp, state, actuator_efforts)
         self.rate.tick()
 
@@ -230,6 +234,9 @@ class StateEstimatorNode(Node):
             return
         values["loop residual"] = self.last_state.residual_norm
         values["feet in contact"] = ", ".join(self.last_state.base.feet_in_contact) or "none"
+        values["feet tipping"] = ", ".join(self.last_state.base.tipping) or "none"
+        values["estimates with a sole tipping (not carrying the base)"] = self.tipping_ticks
+        values["last feet tipping"] = ", ".join(self.last_tipping) or "none"
         if self.offsets_problem is not None:
             level, text = "WARN", self.offsets_problem
         elif self.last_state.residual_norm > self.residual_warn:

@@ -39,6 +39,9 @@ class GroundTruth(NamedTuple):
     linear_momentum: np.ndarray   # world [kg·m/s]
     angular_momentum: np.ndarray  # about the CoM, world axes [kg·m²/s]
     zmp: np.ndarray               # centre of pressure of all floor contacts, world [m] (nan in the air)
+    sole_wrenches: np.ndarray = None   # (feet, 6) contact wrench [f; τ] on each sole, its sole frame, about its
+                                       # origin [N, N·m] (to compare with contact/<foot>/wrench and desired_wrench)
+    sole_rotations: np.ndarray = None  # (feet, 3, 3) each sole frame's orientation in the world
 
 
 def _xyzw(wxyz):
@@ -331,6 +334,8 @@ class Simulation:
         mujoco.mj_subtreeVel(self.model, self.data)
         root = int(self.model.jnt_bodyid[0])
         sole_forces = np.zeros((len(self.soles), 3))
+        sole_torques = np.zeros((len(self.soles), 3))  # about each sole's origin, world axes
+        sole_origins = self.data.xpos[self.sole_bodies]
         wrench = np.zeros(6)
         pressure, normal_force = np.zeros(3), 0.0
         welds = self.geom_welds
@@ -343,11 +348,17 @@ class Simulation:
                 normal_force += wrench[0]
             for foot, body in enumerate(self.foot_welds):
                 if body in bodies:
-                    force = contact.frame.reshape(3, 3).T @ wrench[:3]  # contact frame → world
-                    sole_forces[foot] += force if bodies[1] == body else -force
+                    frame = contact.frame.reshape(3, 3).T  # contact frame → world
+                    sign = 1.0 if bodies[1] == body else -1.0
+                    force = sign * (frame @ wrench[:3])
+                    sole_forces[foot] += force
+                    sole_torques[foot] += np.cross(contact.pos - sole_origins[foot], force) + sign * (frame @ wrench[3:])
         com_velocity = self.data.subtree_linvel[root].copy()
+        rotations = self.data.xmat[self.sole_bodies].reshape(-1, 3, 3).copy()
         return GroundTruth(self.time, self.data.qpos[:3].copy(), _xyzw(self.data.qpos[3:7]),
                            self.data.qvel[:3].copy(), self.data.qvel[3:6].copy(),
                            self.data.subtree_com[root].copy(), com_velocity, sole_forces,
                            self.model.body_subtreemass[root] * com_velocity, self.data.subtree_angmom[root].copy(),
-                           pressure / normal_force if normal_force > 0.0 else np.full(3, np.nan))
+                           pressure / normal_force if normal_force > 0.0 else np.full(3, np.nan),
+                           np.concatenate([np.einsum("kji,kj->ki", rotations, sole_forces),
+                                           np.einsum("kji,kj->ki", rotations, sole_torques)], axis=1), rotations)

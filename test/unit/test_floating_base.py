@@ -4,6 +4,8 @@ The reference is built from pinocchio kinematics: while a foot is the support, t
 one that keeps that foot's world pose fixed, T_base = T_foot,world · (T_foot in base)⁻¹; halfway, the
 support switches to the other foot at the pose it has then. The IMU reads the true orientation and a
 central-difference angular rate."""
+import math
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -51,7 +53,8 @@ def reference():
 
 def test_base_follows_known_trajectory_across_a_support_switch(reference):
     robot, dt, switch, poses, base_pose = reference
-    estimator = FloatingBaseEstimator(robot, FEET)
+    estimator = FloatingBaseEstimator(robot, FEET, tipping_tilt=math.pi)  # the reference's soles turn as they
+    # will on their anchored origins (point feet): none is ever tipping off a flat floor
     estimates = []
     for k, pose in enumerate(poses):
         t = k * dt
@@ -179,3 +182,21 @@ def test_feet_that_disagree_for_the_gate_timeout_are_taken_anyway(reference):
     assert landing_speed == pytest.approx(0.981, rel=1e-3)
     assert touchdown - min(heights) <= landing_speed * (timeout + 2 * dt)
     assert abs(estimator.velocity[2]) < 1e-3 and np.ptp(heights[-100:]) < 1e-4
+
+
+def test_a_tipping_sole_does_not_carry_the_base_while_a_flat_one_does(reference):
+    """Both feet in contact; the right leg rolls its sole 5° off the floor (its ankle), the left one stays flat and
+    still: the base stays where the flat foot puts it (a tipping sole's origin moves with its roll), and the estimate
+    names the tipping foot. Within 2° both carry it."""
+    robot = reference[0]
+    estimator = FloatingBaseEstimator(robot, FEET)
+    q, v = pin.neutral(robot.model), np.zeros(robot.nv)
+    start = estimator.update(q, v, [0, 0, 0, 1], np.zeros(3), 1e-3, contacts=[True, True])
+    ankle = robot.joint_q_index("leg_right_6_joint")  # the ankle's roll
+    for roll in np.linspace(0.0, math.radians(5.0), 50)[1:]:
+        q[ankle] = roll
+        estimate = estimator.update(q, v, [0, 0, 0, 1], np.zeros(3), 1e-3, contacts=[True, True])
+        if roll < math.radians(1.9):
+            assert estimate.tipping == ()
+    assert estimate.tipping == ("right_sole_link",) and estimate.feet_in_contact == ("left_sole_link",)
+    np.testing.assert_allclose(estimate.position, start.position, atol=1e-9)

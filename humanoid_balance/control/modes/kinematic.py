@@ -1,8 +1,14 @@
 """The kinematic mode (Choi–Kim): the CoM command of eq. 24 horizontally (and a CoM height P term) resolved through
 the CoM Jacobian with the embedded motions (eqs. 14–20) into serial-equivalent joint rates, integrated into position
-targets for stiff drives; the efforts are the quasi-static torques of the distributed wrench (gravity compensation,
-Kangaroo eq. 44). Eq. 24 feeds the measured ZMP back: without a fresh one, or without a foot on the ground, the
-posture is held. Units: SI.
+targets for stiff drives. Eq. 24 feeds the measured ZMP back: without a fresh one, or without a foot on the ground, the
+posture is held.
+
+Stiff drives realise the posture whatever ankle torque it takes, so each stance sole's wrench is put under control
+too (control.foot_damping): the capture point's feedback (control.dcm_feedback) gives the ZMP the pendulum needs,
+within the support polygon; its wrench is distributed over the soles in contact by the QP every mode uses (the
+momentum mode's, eq. 38), and each stance sole turns and rises by its measured minus distributed wrench (foot damping,
+foot force difference control) as a Cartesian motion of its leg's section in the same resolution. The efforts are the
+quasi-static torques of the distributed wrenches (gravity compensation, Kangaroo eq. 44). Units: SI.
 """
 from dataclasses import dataclass
 
@@ -10,10 +16,14 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_balance.control.balance_controller import BalanceController, Plan
+from humanoid_balance.control.dcm_feedback import DcmFeedback, zmp_wrench
+from humanoid_balance.control.foot_damping import FootDampingGains, sole_twists
 from humanoid_balance.control.tunables import tunable
 from humanoid_balance.control.zmp_com import GRAVITY, balancing_input
 
 __all__ = ["KinematicBalance", "KinematicGains"]
+
+MAX_AVERAGE_DCM_ERROR = 0.05  # [m] the DCM error's moving average saturates here (mc_rtc's MAX_AVERAGE_DCM_ERROR)
 
 
 @dataclass(frozen=True)
@@ -21,6 +31,24 @@ class KinematicGains:
     """The kinematic mode's gains (its ZMP and CoM gains k_p, k_c are the robot's, shared: BalancerConfig.zmp_com)."""
 
     com_height_gain: float = tunable(5.0, "the CoM height's P term", "1/s")
+    dcm_gain: float = tunable(1.0, "k_ξ: the rate the capture point's error decays at in the soles' desired wrenches "
+                                   "(control.dcm_feedback)", "1/s")
+    dcm_integral_gain: float = tunable(0.0, "k_i: the DCM error's moving average in the desired ZMP", "1/s")
+    dcm_integral_window: float = tunable(15.0, "the window of the DCM error's moving average", "s")
+    cop_admittance: float = tunable(3.0, "foot damping: a stance sole's roll and pitch rate per metre of CoP error "
+                                         "under the robot's weight (0: off; control.foot_damping)", "rad/(s·m)")
+    force_difference_admittance: float = tunable(0.03, "foot force difference control: a stance sole's vertical speed "
+                                                      "per weight of normal force error (0: off)", "m/s")
+    sole_height_damping: float = tunable(1.0, "foot force difference control: the soles' heights back together",
+                                         "1/s")
+    max_sole_tilt_rate: float = tunable(0.5, "a stance sole's roll and pitch rates by foot damping, each at most",
+                                        "rad/s")
+    max_sole_lift_rate: float = tunable(0.05, "a stance sole's vertical speed by force difference control, at most",
+                                        "m/s")
+    sole_level_gain: float = tunable(40.0, "a stance sole tilted off the floor turns back flat at this rate per "
+                                          "radian of tilt (0: off)", "1/s")
+    sole_tilt_deadband: float = tunable(0.01, "the tilt a stance sole keeps without levelling (the estimate's "
+                                              "error)", "rad")
 
 
 class KinematicBalance(BalanceController):
@@ -28,23 +56,58 @@ class KinematicBalance(BalanceController):
 
     mode = "kinematic"
     Gains = KinematicGains
+    lever_rule = True
+
+    def __init__(self, robot, config, extra_sections=()):
+        super().__init__(robot, config, extra_sections)
+        gains = self.gains
+        self.dcm = DcmFeedback(gains.dcm_gain, gains.dcm_integral_gain, gains.dcm_integral_window,
+                               MAX_AVERAGE_DCM_ERROR)
+        self.foot_damping = FootDampingGains(gains.cop_admittance, gains.force_difference_admittance,
+                                             gains.sole_height_damping, gains.max_sole_tilt_rate,
+                                             gains.max_sole_lift_rate, gains.sole_level_gain, gains.sole_tilt_deadband)
+        self.sole_twists = {}  # the stance soles' twists of the last update, foot index → [v; ω] (world-aligned)
 
     def plan(self, tick):
         state = tick.state
-        wrench = np.array([0.0, 0.0, self.mass * GRAVITY, 0.0, 0.0, 0.0])
         if not tick.active or state.zmp is None:
+            self.dcm.reset()
+            self.sole_twists = {}
+            wrench = np.array([0.0, 0.0, self.mass * GRAVITY, 0.0, 0.0, 0.0])
             return Plan(wrench, np.zeros(6 + len(self.robot.output_names)), np.zeros(6))
-        return Plan(wrench, self._motion(tick), np.zeros(6))
+        com_velocity = self.kinematics.J_com @ state.v
+        wrench = self._wrench(tick, com_velocity)
+        distribution = self.distribute(tick, wrench)
+        return Plan(wrench, self._motion(tick, distribution), np.zeros(6), distribution=distribution)
 
-    def _motion(self, tick):
+    def _wrench(self, tick, com_velocity):
+        """The CoM wrench of the pendulum on the capture point's desired ZMP, brought into the support polygon."""
+        omega, granted = tick.omega, tick.granted
+        zmp = self.dcm.desired_zmp(tick.com[:2] + com_velocity[:2] / omega,
+                                   granted.position[:2] + granted.velocity[:2] / omega, tick.zmp_reference, omega,
+                                   tick.dt)
+        return zmp_wrench(self.mass, tick.com, tick.support.polygon.nearest(zmp), omega)
+
+    def _motion(self, tick, distribution):
         """ν_o: the base twist and output rates of the CoM command's resolution (eqs. 14–20, 24), tracking the
-        granted reference: eq. 24 with c_d, ċ_d its position and velocity and p_d its LIPM ZMP."""
+        granted reference: eq. 24 with c_d, ċ_d its position and velocity and p_d its LIPM ZMP; the stance soles
+        turning and rising by their wrenches' errors."""
         config, state, granted, com, R_base = self.config, tick.state, tick.granted, tick.com, tick.R_base
         u = np.zeros(3)
-        u[:2] = balancing_input(granted.velocity, tick.zmp_reference, state.zmp, granted.position, com,
-                                config.zmp_com)
+        u[:2] = balancing_input(granted.velocity, tick.zmp_reference, state.zmp, granted.position, com, config.zmp_com)
         u[2] = granted.velocity[2] + self.gains.com_height_gain * (granted.position[2] - com[2])
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
-        resolution = self.resolver.resolve(state.q, u, omega, twists=tick.twists, joint_rates=tick.rates,
+        twists = tick.twists
+        damping = self.foot_damping
+        self.sole_twists = sole_twists(distribution.wrenches, state.sole_wrenches, tick.placements, tick.active,
+                                       self.mass * GRAVITY, damping) \
+            if state.sole_wrenches and (damping.cop_admittance or damping.force_difference_admittance
+                                        or damping.level_gain) else {}
+        if self.sole_twists:
+            twists = dict(twists)
+            for foot, twist in self.sole_twists.items():
+                name = self.foot_names[foot]
+                twists[name] = twist if name not in twists else twists[name] + twist
+        resolution = self.resolver.resolve(state.q, u, omega, twists=twists, joint_rates=tick.rates,
                                            rate_bounds=self._range_rates(tick.twists, tick.dt))
         return resolution.output_velocity

@@ -1,0 +1,87 @@
+"""Foot damping and foot force difference control: each stance sole's wrench under control on position drives
+(Kajita, Morisawa, Miura, Nakaoka, Harada, Kaneko, Kanehiro, Yokoi 2010, "Biped walking stabilization based on
+linear inverted pendulum tracking", sections III-C and III-D; Caron, Kheddar, Tempier 2019, "Stair climbing
+stabilization of the HRP-4 humanoid robot using whole-body admittance control", section IV-D).
+
+Stiff drives realise a posture whatever ankle torque it takes, so a sole's centre of pressure goes where the posture
+puts it, up to an edge, over which the sole rolls. These two loops hand the soles' roll, pitch and relative height
+to the wrenches instead, as Cartesian motions of the soles (the legs' sections in the embedded-motion resolution):
+
+* **foot damping** (CoP admittance) turns each stance sole, in its own frame, at a rate proportional to its measured
+  minus desired ankle torque, ω_x = A_x (τ_x − τ_x,d), ω_y = A_y (τ_y − τ_y,d): a sole pressed harder on its toes
+  than asked lifts its toes, one pressed too little lowers them, until its CoP is the distributed one;
+* **foot force difference control** raises the soles carrying more than their share and lowers the others, at
+  v_z,i = −A_f (e_i − ē) − D (z_i − z̄), e_i = f_z,i,d − f_z,i the normal force error and ē its mean over the soles in
+  contact (two feet: Kajita's Δz = A_f (ΔF_d − ΔF) split half and half), the damping D keeping the soles' heights
+  together (z̄ their mean);
+* **levelling**: a stance sole that has turned off the floor by more than ``tilt_deadband`` (its normal n from the
+  leg's kinematics on the IMU's attitude, against the vertical e_z; its CoP then sits on an edge, where the measured
+  torque no longer grows with the tilt and foot damping cannot see it) turns back at ω = k_l (1 − θ_0/θ) n × e_z,
+  θ the tilt: the ankle yields as far as the sole rolled, and the sole comes down flat with its CoP on the edge.
+
+The admittances are given per unit weight, so that one set fits robots of any mass: A = a / (m g) with a in rad/s per
+metre of CoP error under the robot's whole weight, A_f = a_f / (m g) with a_f in m/s per weight of force error. Each
+sole's rates are clipped to the given maxima. Units: SI (N, N·m, m, rad, s).
+"""
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from humanoid_balance.model.soles import sole_tilt
+
+__all__ = ["FootDampingGains", "sole_twists", "levelling_rate"]
+
+
+class FootDampingGains(NamedTuple):
+    cop_admittance: float          # a [rad/(s·m)]: a sole's roll and pitch rate per metre of CoP error under m g
+    force_difference_admittance: float  # a_f [m/s]: a sole's vertical speed per weight m g of normal force error
+    height_damping: float          # D [1/s]: the soles' heights back together
+    max_tilt_rate: float           # [rad/s] a sole's roll and pitch rates, each at most
+    max_lift_rate: float           # [m/s] a sole's vertical speed at most
+    level_gain: float = 0.0        # k_l [1/s]: a tilted sole's rate back to flat per radian of tilt
+    tilt_deadband: float = 0.0     # θ_0 [rad]: the tilt a sole keeps without levelling (the estimate's error)
+
+
+def sole_twists(desired, measured, placements, active, weight, gains):
+    """The stance soles' twists, foot index → [v; ω] world-aligned at the sole frame (6,) [m/s, rad/s].
+
+    Args:
+        desired: per foot, the distributed sole wrench [f; τ] in its sole frame about its origin [N, N·m].
+        measured: per foot, the measured one (None: unknown; that sole is left still), likewise.
+        placements: per foot, the sole's world placement (pin.SE3).
+        active: the indices of the feet in contact (the others get none).
+        weight: m g of the robot [N].
+        gains: FootDampingGains.
+    """
+    feet = [i for i in active if measured[i] is not None]
+    if not feet:
+        return {}
+    tilt_admittance = gains.cop_admittance / weight
+    force_admittance = gains.force_difference_admittance / weight
+    force_errors = np.array([desired[i][2] - measured[i][2] for i in feet])
+    heights = np.array([placements[i].translation[2] for i in feet])
+    vertical = -force_admittance * (force_errors - force_errors.mean()) - gains.height_damping * (heights - heights.mean())
+    np.clip(vertical, -gains.max_lift_rate, gains.max_lift_rate, out=vertical)
+    twists = {}
+    for k, i in enumerate(feet):
+        rates = np.clip(tilt_admittance * (np.asarray(measured[i][3:5]) - desired[i][3:5]),
+                        -gains.max_tilt_rate, gains.max_tilt_rate)
+        twist = np.zeros(6)
+        twist[2] = vertical[k]
+        rotation = placements[i].rotation
+        twist[3:] = rotation[:, :2] @ rates  # the sole frame's roll and pitch, in world axes
+        if gains.level_gain:
+            twist[3:5] += levelling_rate(rotation[:, 2], gains)
+        twists[i] = twist
+    return twists
+
+
+def levelling_rate(normal, gains):
+    """The horizontal angular velocity (2,) [rad/s] that turns a sole of normal ``normal`` back towards flat:
+    k_l (1 − θ_0/θ) n × e_z beyond the deadband θ_0 (see the module), zero within it."""
+    tilt = sole_tilt(normal)
+    if tilt <= gains.tilt_deadband:
+        return np.zeros(2)
+    scale = gains.level_gain * (tilt - gains.tilt_deadband) / tilt * tilt / math.sin(tilt)  # |n × e_z| = sin θ
+    return scale * np.array([normal[1], -normal[0]])
