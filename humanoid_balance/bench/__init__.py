@@ -33,10 +33,11 @@ EXPERIMENTS = {  # name → module, in the issue's order
     "soak": "soak",
     "robustness": "robustness",
     "step": "recovery_steps",
+    "feet": "feet_alone",
 }
 
 
-RECORDED = ("push", "dance", "jump", "wrench", "cores", "nodes_push", "step")
+RECORDED = ("push", "dance", "jump", "wrench", "cores", "nodes_push", "step", "feet")
 """The experiments whose simulated runs ``record`` records: the closed loop's (as the nodes' messages) and the
 runs through the nodes (every topic of the graph)."""
 

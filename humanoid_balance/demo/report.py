@@ -23,6 +23,7 @@ FALL_DROP = 0.10        # the base more than this below its standing height: fal
 SETTLED_WITHIN = 0.005  # a push is recovered once the CoM stays this close to where it stood [m]
 STILL_SPEED, STILL_INTERVAL = 0.02, 0.05  # standing still: the CoM slower than this [m/s], measured over this [s]
 LIFT_OFF_TIME = 0.05    # [s] a sole unloaded this long has left the floor
+DOUBLE_SUPPORT_SHARE = 0.1  # each sole carrying this share of the normal force at least: double support
 MAX_LIFT_OFFS = 2       # a push caught by steps: no more lift-offs than this
 CONTACT = 1             # contact/<foot>/state: the foot is in contact (estimation/contact_wrench.py)
 # what a verdict judges (metrics' "judged": criterion → met), and how an unmet one reads
@@ -103,6 +104,39 @@ def standing_still(com, push_time, end):
     return float("inf") if moving[-1] == len(speed) - 1 else float(after[moving[-1] + 1, 0] - push_time)
 
 
+def largest_sole_tilt(tilts, forces, start, end):
+    """The largest tilt [rad] from the floor of a sole carrying load within [start, end) (the plant's ground truth:
+    rows t, tilt of each foot and rows t, normal force of each foot); 0 without samples."""
+    tilts, forces = _window(tilts, start, end), _window(forces, start, end)
+    if not len(tilts) or not len(forces):
+        return 0.0
+    loaded = forces[np.minimum(np.searchsorted(forces[:, 0], tilts[:, 0]), len(forces) - 1), 1:] > 0.0
+    return float(np.where(loaded, tilts[:, 1:], 0.0).max())
+
+
+def cop_tracking(true_cops, desired_cops, forces, start, end, share=DOUBLE_SUPPORT_SHARE):
+    """Each foot's CoP tracking error in double support within [start, end): the RMS over the plant's samples of
+    the distance [m] from its true CoP (rows t, foot, x, y, f_z in its sole frame) to the CoP the balancer distributed
+    to it last (the same rows of contact/<foot>/desired_wrench), where every sole carries at least ``share`` of the
+    total normal force (rows t, f of each foot). The largest over the feet; None without such samples."""
+    forces = _window(forces, start, end)
+    errors = []
+    for foot in range(forces.shape[1] - 1):
+        true = _window(true_cops[true_cops[:, 1] == foot], start, end) if len(true_cops) else true_cops
+        desired = desired_cops[desired_cops[:, 1] == foot] if len(desired_cops) else desired_cops
+        if not len(true) or not len(desired) or not len(forces):
+            continue
+        load = forces[np.minimum(np.searchsorted(forces[:, 0], true[:, 0]), len(forces) - 1), 1:]
+        double = (load >= share * load.sum(axis=1, keepdims=True)).all(axis=1) & (load.sum(axis=1) > 0.0)
+        latest = np.searchsorted(desired[:, 0], true[:, 0], side="right") - 1
+        valid = double & (latest >= 0)
+        distance = np.hypot(*(true[valid, 2:4] - desired[latest[valid], 2:4]).T)
+        distance = distance[np.isfinite(distance)]
+        if len(distance):
+            errors.append(float(np.sqrt(np.mean(distance ** 2))))
+    return max(errors) if errors else None
+
+
 def lift_offs(forces, start, end):
     """How many times a sole left the floor within [start, end) for LIFT_OFF_TIME or longer: its normal force going
     from load to none (the plant's ground truth: a step, or a foot the push lifted; a sole rocking on its edge, in
@@ -161,10 +195,14 @@ def metrics(recording, scenario, wall_time, push_duration):
         pushes.append({"label": push.label, "time [s]": push.time, "impulse [N·s]": impulse,
                        "CoM peak excursion [m]": peak, "settling time to 5 mm [s]": settle})
     forces, ends = recording.series("foot_forces"), list(scenario.jumps[1:]) + [scenario.duration]
+    tilts, true_cops, desired_cops = (recording.series(name) for name in ("sole_tilts", "sole_cops", "desired_cops"))
     for push in pushes:
         end = next(e for s, e, _ in phases if s == push["time [s]"])
         push["standing still after [s]"] = standing_still(com, push["time [s]"], end)
         push["feet lifted"] = lift_offs(forces, push["time [s]"], end)
+        push["largest sole tilt [rad]"] = largest_sole_tilt(tilts, forces, push["time [s]"], end)
+        push["CoP tracking RMS, double support [m]"] = cop_tracking(true_cops, desired_cops, forces,
+                                                                    push["time [s]"], end)
     base_pose = recording.series("base_pose")
     jumps = [jump_figures(com, forces, base_pose, start, end, float(_window(com, start - 0.3, start)[:, 3].mean()))
              for start, end in zip(scenario.jumps, ends)]
@@ -185,6 +223,9 @@ def metrics(recording, scenario, wall_time, push_duration):
         "jumps": jumps,
         "nodes": nodes,
     }
+    if figures["dancing arms"] is not None:
+        figures["dancing arms"]["CoP tracking RMS, double support [m]"] = cop_tracking(
+            true_cops, desired_cops, forces, scenario.dance.start, scenario.dance.start + scenario.dance.duration)
     figures["zmp inside the support polygon"] = bool(figures["smallest ZMP margin inside the support polygon [m]"]
                                                      is not None and margins[:, 1].min() > 0.0)
     figures["all nodes OK"] = bool(nodes) and all(n["level"] == "OK" for n in nodes.values())

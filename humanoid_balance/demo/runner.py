@@ -12,6 +12,7 @@ a recorder node writes every topic of the graph, on the plant's clock, into a ro
 robot's /tf.
 """
 import gc
+import math
 import sys
 import tempfile
 import time
@@ -21,7 +22,7 @@ import numpy as np
 import pinocchio as pin
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PointStamped, PolygonStamped, Vector3Stamped, WrenchStamped
+from geometry_msgs.msg import PointStamped, PolygonStamped, PoseStamped, Vector3Stamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -90,7 +91,7 @@ class Director(Node):
         self.jump_client = self.create_client(Trigger, "centroidal_balancer/jump")
         self.dance_sent = False
         self.now = 0.0
-        self.latest = {"com": None, "margin": float("nan"), "forces": np.zeros(len(feet))}
+        self.latest = {"com": None, "margin": float("nan"), "forces": np.zeros(len(feet)), "tilts": np.zeros(len(feet))}
         self.linear_momentum = None
         self.commands = 0  # actuator_commands received, for the command rate
         self.arm_joints = [joint for joints, _ in limbs.values() for joint in joints]  # the dancers' joints
@@ -116,6 +117,13 @@ class Director(Node):
                                      lambda message, k=k: self.on_contact_force(k, message), RELIABLE_QOS)
             self.create_subscription(Int8, f"contact/{foot}/state",
                                      lambda message, k=k: self.on_contact_state(k, message), RELIABLE_QOS)
+            self.create_subscription(WrenchStamped, f"sim/{foot}/sole_wrench",
+                                     lambda message, k=k: self.on_sole_wrench(k, message, "sole_cops"), RELIABLE_QOS)
+            self.create_subscription(WrenchStamped, f"contact/{foot}/desired_wrench",
+                                     lambda message, k=k: self.on_sole_wrench(k, message, "desired_cops"),
+                                     RELIABLE_QOS)
+            self.create_subscription(PoseStamped, f"sim/{foot}/sole_pose",
+                                     lambda message, k=k: self.on_sole_pose(k, message), RELIABLE_QOS)
         self.create_subscription(DiagnosticArray, "/diagnostics", self.on_diagnostics, RELIABLE_QOS)
         if scenario.stepping:
             self.create_subscription(MarkerArray, "balance/markers", self.on_balance_markers, RELIABLE_QOS)
@@ -208,6 +216,20 @@ class Director(Node):
         self.latest["forces"][k] = message.wrench.force.z
         if k == len(self.feet) - 1:
             self.recording.add("foot_forces", stamp_seconds(message.header.stamp), *self.latest["forces"])
+
+    def on_sole_wrench(self, k, message, channel):
+        """A sole's wrench in its sole frame (the plant's ground truth, or the balancer's distributed one): its CoP
+        (x, y) [m] and normal force [N]."""
+        f, t = message.wrench.force, message.wrench.torque
+        cop = (-t.y / f.z, t.x / f.z) if f.z > 1.0 else (math.nan, math.nan)
+        self.recording.add(channel, stamp_seconds(message.header.stamp), k, *cop, f.z)
+
+    def on_sole_pose(self, k, message):
+        """A sole's tilt from the floor [rad], from the plant's ground truth (rows t, tilt of each foot)."""
+        q = message.pose.orientation
+        self.latest["tilts"][k] = math.acos(min(1.0, max(-1.0, 1.0 - 2.0 * (q.x * q.x + q.y * q.y))))
+        if k == len(self.feet) - 1:
+            self.recording.add("sole_tilts", stamp_seconds(message.header.stamp), *self.latest["tilts"])
 
     def on_contact_state(self, k, message):
         """The contact estimator's phase of each foot (1 contact, 0 aerial, −1 unknown), when it changes."""

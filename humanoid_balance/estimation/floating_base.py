@@ -23,10 +23,10 @@ farther than ``kinematic_gate`` from the prediction (a foot that is lifting, roc
 unless the feet have disagreed for ``gate_timeout``: then the prediction is what went wrong (an impact beyond the
 accelerometer's range), and the velocity starts over from the feet's.
 
-A foot in contact whose sole has turned off the floor by more than ``tipping_tilt`` (its orientation from the leg's
-kinematics on the IMU's attitude, against the vertical) is tipping over an edge: its sole's origin moves with the
-roll, so it does not carry the base while another foot in contact stays flat (all tipping: they carry it still,
-nothing better being known). The estimate names the tipping feet.
+A foot in contact whose sole has turned by more than ``tipping_tilt`` from the flattest sole in contact (their
+orientations from the legs' kinematics alone, so that an IMU's bias does not count) is tipping over an edge: its
+sole's origin moves with the roll, so it does not carry the base while the flat one does. Soles that tip together
+(onto their toes, say) keep carrying it, nothing better being known. The estimate names the tipping feet.
 Units: m, m/s, m/s², rad, rad/s, s.
 """
 import math
@@ -50,7 +50,8 @@ class BaseEstimate(NamedTuple):
     linear_velocity: np.ndarray   # base origin velocity, odometry-frame axes [m/s]
     angular_velocity: np.ndarray  # base angular velocity, base-frame axes [rad/s]
     feet_in_contact: tuple        # names of the anchored feet
-    tipping: tuple = ()           # names of the feet in contact whose soles tilt beyond tipping_tilt
+    tipping: tuple = ()           # names of the feet in contact whose soles turned beyond tipping_tilt from the
+                                  # flattest one's
 
 
 class FloatingBaseEstimator:
@@ -153,8 +154,10 @@ class FloatingBaseEstimator:
             heights = feet_offset[:, 2]
             contacts = heights - heights.min() < self.contact_height
         contacts = np.asarray(contacts, dtype=bool)
-        tipping = contacts & (normals @ R[2] < self.tipping_cosine)  # (R n)_z: the sole normal's vertical part
-        if (contacts & ~tipping).any():
+        tipping = np.zeros(len(contacts), dtype=bool)
+        if contacts.sum() > 1:
+            flattest = normals[contacts][np.argmax(normals[contacts] @ R[2])]  # (R n)_z: a normal's vertical part
+            tipping = contacts & (normals @ flattest < self.tipping_cosine)
             contacts = contacts & ~tipping
         self.anchored &= contacts
         w = self.equal_weights if weights is None else np.maximum(np.asarray(weights, float), 1e-9)

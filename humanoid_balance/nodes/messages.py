@@ -9,7 +9,7 @@ import array
 import numpy as np
 import pinocchio as pin
 from builtin_interfaces.msg import Duration
-from geometry_msgs.msg import Point, PointStamped, Vector3, WrenchStamped
+from geometry_msgs.msg import Point, PointStamped, Pose, PoseStamped, Quaternion, Vector3, WrenchStamped
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
@@ -22,7 +22,7 @@ from humanoid_balance.errors import HumanoidBalanceError
 __all__ = ["RejectedMessage", "finite", "unit_quaternion", "check_frame", "pose_placement", "imu_reading",
            "contact_phase", "stamp_seconds", "JointStateReader", "read_limb_trajectory", "Float64Buffer",
            "JointStateWriter", "Float64ArrayWriter", "OdometryWriter", "WrenchWriter", "point_message",
-           "wrench_message", "vector_values", "trajectory_message"]
+           "pose_message", "wrench_message", "vector_values", "trajectory_message"]
 
 
 class RejectedMessage(HumanoidBalanceError):
@@ -291,6 +291,15 @@ class WrenchWriter:
 def point_message(stamp, frame, xyz):
     """geometry_msgs/PointStamped of a 3-vector [m]."""
     message = PointStamped(point=Point(x=float(xyz[0]), y=float(xyz[1]), z=float(xyz[2])))
+    message.header.stamp, message.header.frame_id = stamp, frame
+    return message
+
+
+def pose_message(stamp, frame, position, rotation):
+    """geometry_msgs/PoseStamped of a position [m] and a rotation matrix (3, 3)."""
+    x, y, z, w = pin.Quaternion(np.asarray(rotation, dtype=float)).coeffs()
+    message = PoseStamped(pose=Pose(position=Point(x=float(position[0]), y=float(position[1]), z=float(position[2])),
+                                    orientation=Quaternion(x=float(x), y=float(y), z=float(z), w=float(w))))
     message.header.stamp, message.header.frame_id = stamp, frame
     return message
 

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 from builtin_interfaces.msg import Time
-from geometry_msgs.msg import PointStamped, Vector3, Vector3Stamped, WrenchStamped
+from geometry_msgs.msg import PointStamped, PoseStamped, Vector3, Vector3Stamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from rclpy.clock import Clock as SteadyClock, ClockType
 from rclpy.node import Node
@@ -40,7 +40,7 @@ from humanoid_balance.nodes.input_guard import InputGuard, advertise, subscribe,
 from humanoid_balance.nodes.parameters import declare_robot, describe
 from humanoid_balance.nodes.qos import LATEST_QOS, RELIABLE_QOS, SENSOR_QOS
 from humanoid_balance.nodes.messages import (JointStateWriter, OdometryWriter, RejectedMessage, WrenchWriter, finite,
-                                             point_message, vector_values, wrench_message)
+                                             point_message, pose_message, vector_values, wrench_message)
 from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 from humanoid_balance.mapping import COMMAND_FIELDS
 from humanoid_balance.sim import INTERFACES, PlantPerturbation, Simulation
@@ -154,11 +154,16 @@ class MujocoSimNode(Node):
         self.com_publisher = advertise(self, PointStamped, "sim/com", RELIABLE_QOS)
         self.contact_publishers = [advertise(self, WrenchStamped, f"sim/{foot}/contact_force", RELIABLE_QOS)
                                    for foot in self.feet]
+        self.sole_wrench_publishers = [advertise(self, WrenchStamped, f"sim/{foot}/sole_wrench", RELIABLE_QOS)
+                                       for foot in self.feet]  # in its sole frame, about its origin
+        self.sole_pose_publishers = [advertise(self, PoseStamped, f"sim/{foot}/sole_pose", RELIABLE_QOS)
+                                     for foot in self.feet]
         self.clock_publisher = advertise(self, Clock, "/clock", 10) if self.publish_clock else None
         self.diagnostics = Diagnostics(self, "simulation")
         self.momentum_publishers = [advertise(self, Vector3Stamped, f"sim/{kind}_momentum", RELIABLE_QOS)
                                     for kind in ("linear", "angular")]
         self.ground_truth_outputs = (self.odom_publisher, self.com_publisher, *self.contact_publishers,
+                                     *self.sole_wrench_publishers, *self.sole_pose_publishers,
                                      *self.momentum_publishers)  # a forward pass of the plant: only for readers
         wall = SteadyClock(clock_type=ClockType.STEADY_TIME)  # the plant's pace never follows /clock
         if self.real_time:
@@ -250,6 +255,12 @@ class MujocoSimNode(Node):
             publisher.publish(message)
         for publisher, force in zip(self.contact_publishers, truth.sole_forces):
             publisher.publish(wrench_message(stamp, "world", np.r_[force, 0.0, 0.0, 0.0]))
+        for publisher, sole, wrench in zip(self.sole_wrench_publishers, self.soles, truth.sole_wrenches):
+            if publisher.wanted():
+                publisher.publish(wrench_message(stamp, sole, wrench))
+        for publisher, position, rotation in zip(self.sole_pose_publishers, truth.sole_positions, truth.sole_rotations):
+            if publisher.wanted():
+                publisher.publish(pose_message(stamp, "world", position, rotation))
 
     def publish_diagnostics(self):
         truth = self.sim.ground_truth()

@@ -42,6 +42,7 @@ class GroundTruth(NamedTuple):
     sole_wrenches: np.ndarray = None   # (feet, 6) contact wrench [f; τ] on each sole, its sole frame, about its
                                        # origin [N, N·m] (to compare with contact/<foot>/wrench and desired_wrench)
     sole_rotations: np.ndarray = None  # (feet, 3, 3) each sole frame's orientation in the world
+    sole_positions: np.ndarray = None  # (feet, 3) each sole frame's origin in the world [m]
 
 
 def _xyzw(wxyz):
@@ -361,4 +362,5 @@ class Simulation:
                            self.model.body_subtreemass[root] * com_velocity, self.data.subtree_angmom[root].copy(),
                            pressure / normal_force if normal_force > 0.0 else np.full(3, np.nan),
                            np.concatenate([np.einsum("kji,kj->ki", rotations, sole_forces),
-                                           np.einsum("kji,kj->ki", rotations, sole_torques)], axis=1), rotations)
+                                           np.einsum("kji,kj->ki", rotations, sole_torques)], axis=1), rotations,
+                           sole_origins.copy())

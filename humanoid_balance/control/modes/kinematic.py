@@ -45,10 +45,10 @@ class KinematicGains:
                                         "rad/s")
     max_sole_lift_rate: float = tunable(0.05, "a stance sole's vertical speed by force difference control, at most",
                                         "m/s")
-    sole_level_gain: float = tunable(40.0, "a stance sole tilted off the floor turns back flat at this rate per "
+    sole_level_gain: float = tunable(60.0, "a stance sole tilted off the floor turns back flat at this rate per "
                                           "radian of tilt (0: off)", "1/s")
-    sole_tilt_deadband: float = tunable(0.01, "the tilt a stance sole keeps without levelling (the estimate's "
-                                              "error)", "rad")
+    sole_tilt_deadband: float = tunable(0.026, "the tilt a stance sole keeps without levelling (the estimate's "
+                                               "error: an IMU's bias, 1.5°)", "rad")
 
 
 class KinematicBalance(BalanceController):
@@ -99,6 +99,9 @@ class KinematicBalance(BalanceController):
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
         twists = tick.twists
         damping = self.foot_damping
+        if self.stepping is not None and self.stepping.step is not None:  # a step under way: the stance sole's
+            damping = damping._replace(cop_admittance=0.0, force_difference_admittance=0.0)  # wrench swings with
+            # the swing leg's; the landing is where the step asked, so the sole is only levelled
         self.sole_twists = sole_twists(distribution.wrenches, state.sole_wrenches, tick.placements, tick.active,
                                        self.mass * GRAVITY, damping) \
             if state.sole_wrenches and (damping.cop_admittance or damping.force_difference_admittance
