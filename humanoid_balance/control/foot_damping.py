@@ -30,7 +30,10 @@ import numpy as np
 
 from humanoid_balance.model.soles import sole_tilt
 
-__all__ = ["FootDampingGains", "sole_twists", "levelling_rate"]
+__all__ = ["FootDampingGains", "sole_twists", "levelling_rate", "LEVEL_PER_TICK"]
+
+LEVEL_PER_TICK = 0.1
+"""Levelling takes back at most this fraction of a sole's tilt per control tick (50 /s at 500 Hz, 10 /s at 100 Hz)."""
 
 
 class FootDampingGains(NamedTuple):
@@ -43,7 +46,7 @@ class FootDampingGains(NamedTuple):
     tilt_deadband: float = 0.0     # θ_0 [rad]: the tilt a sole keeps without levelling (the estimate's error)
 
 
-def sole_twists(desired, measured, placements, active, weight, gains):
+def sole_twists(desired, measured, placements, active, weight, gains, dt):
     """The stance soles' twists, foot index → [v; ω] world-aligned at the sole frame (6,) [m/s, rad/s].
 
     Args:
@@ -53,6 +56,8 @@ def sole_twists(desired, measured, placements, active, weight, gains):
         active: the indices of the feet in contact (the others get none).
         weight: m g of the robot [N].
         gains: FootDampingGains.
+        dt: the control period [s]: levelling takes back at most LEVEL_PER_TICK of a tilt per tick (a faster
+            loop, seen a tick or two late, would overshoot).
     """
     feet = [i for i in active if measured[i] is not None]
     if not feet:
@@ -72,16 +77,18 @@ def sole_twists(desired, measured, placements, active, weight, gains):
         rotation = placements[i].rotation
         twist[3:] = rotation[:, :2] @ rates  # the sole frame's roll and pitch, in world axes
         if gains.level_gain:
-            twist[3:5] += levelling_rate(rotation[:, 2], gains)
+            twist[3:5] += levelling_rate(rotation[:, 2], gains, dt)
         twists[i] = twist
     return twists
 
 
-def levelling_rate(normal, gains):
+def levelling_rate(normal, gains, dt):
     """The horizontal angular velocity (2,) [rad/s] that turns a sole of normal ``normal`` back towards flat:
-    k_l (1 − θ_0/θ) n × e_z beyond the deadband θ_0 (see the module), zero within it."""
+    k_l (1 − θ_0/θ) n × e_z beyond the deadband θ_0 (see the module), zero within it; k_l at most
+    LEVEL_PER_TICK / ``dt`` [s]."""
     tilt = sole_tilt(normal)
     if tilt <= gains.tilt_deadband:
         return np.zeros(2)
-    scale = gains.level_gain * (tilt - gains.tilt_deadband) / tilt * tilt / math.sin(tilt)  # |n × e_z| = sin θ
+    gain = min(gains.level_gain, LEVEL_PER_TICK / dt) if dt > 0.0 else gains.level_gain
+    scale = gain * (tilt - gains.tilt_deadband) / math.sin(tilt)  # |n × e_z| = sin θ
     return scale * np.array([normal[1], -normal[0]])

@@ -1,6 +1,8 @@
 """The balance controller's typed status (control.balance_status) and its text at the edge (nodes.balance_diagnostics):
 the /diagnostics keys and values the bench, the demo and the node tests read, written out here as they are published,
 and the controller's own verdict — a wrench QP fallback before joint limits not met, else OK."""
+import math
+
 from humanoid_balance.control.balance_status import BalanceStatus, Concern, Health, HealthLevel
 from humanoid_balance.control.joint_limits import LimitStatus
 from humanoid_balance.control.momentum_balance import QpStatus
@@ -26,7 +28,8 @@ def test_the_figures_are_published_under_todays_keys():
         ("restarts from the measured posture", "0"), ("joint limits", "free"), ("joint limits solver flag", "0"),
         ("joints at a limit", "none"), ("updates limited by joint limits", "3"),
         ("CoM height out of reach [m]", "0"), ("limb time scale", "1"), ("step phase", "standing"),
-        ("steps taken", "1"), ("steps cut short (the swing leg could not follow)", "0")]
+        ("steps taken", "1"), ("steps cut short (the swing leg could not follow)", "0"),
+        ("largest stance sole tilt [rad]", "0"), ("feet tipping", "none"), ("updates with a stance sole tipping", "0")]
     assert status_values(None) == {}
 
 
@@ -48,6 +51,9 @@ def test_joints_at_a_limit():
 def test_the_controllers_verdict():
     assert STANDING.health() == Health(HealthLevel.OK) and warning(STANDING) is None and warning(None) is None
     assert STANDING._replace(qp_status=QpStatus.NO_CONTACT).health().level is HealthLevel.OK  # in the air: no fault
+    tipping = STANDING._replace(tipping_feet=("left_foot",), largest_sole_tilt=math.radians(3.0))
+    assert tipping.health() == Health(HealthLevel.WARN, Concern.SOLE_TIPPING)
+    assert warning(tipping) == "sole tipping: left_foot tilted 3.0° off the floor"
     not_met = STANDING._replace(joint_limits=LimitStatus.NOT_MET, joint_limits_solver_flag=-3)
     assert not_met.health() == Health(HealthLevel.WARN, Concern.LIMITS_NOT_MET)
     assert warning(not_met) == ("joint limits not met (DAQP exit flag -3): the command may leave them (clamped to the "

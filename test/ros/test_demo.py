@@ -185,7 +185,7 @@ def test_the_foxglove_layout_shows_what_the_recording_holds(recording):
 
 
 def test_the_step_scenario_catches_with_a_step_a_push_the_feet_alone_do_not_hold(tmp_path):
-    """`demo --scenario step`: kangaroo_like pushed sideways by 20 N·s, which topples it on its feet alone (the bench's
+    """`demo --scenario step`: kangaroo_like pushed sideways by 22 N·s, which topples it on its feet alone (the bench's
     closed loop, test_stepping.py), takes a recovery step through the nodes and stands; the report plots the capture
     point, the footsteps and the soles' lift-off and touchdown; the verdict says what it judged, the ZMP not."""
     result = subprocess.run([DEMO, "demo", "--scenario", "step", "--no-record", "--output", str(tmp_path)],

@@ -47,8 +47,9 @@ def fuzz_catalogue(chain, node):
         "actuator_commands": lambda: fuzz_messages.actuator_commands(latest["actuator_commands"]),
         "sim/push": fuzz_messages.push,
     }
-    for foot in config.feet:
+    for foot, sole in zip(config.feet, config.soles):
         makers[f"contact/{foot}/state"] = fuzz_messages.contact_state
+        makers[f"contact/{foot}/wrench"] = lambda sole=sole: fuzz_messages.sole_wrench(sole)
         makers[f"balance/{foot}/step"] = lambda: fuzz_messages.pose("odom")
         makers[f"balance/{foot}/lifted"] = lambda: []  # std_msgs/Bool: no value of it is malformed
     for limb in config.busy_limbs:

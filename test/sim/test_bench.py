@@ -17,7 +17,7 @@ def test_smoke_run_writes_every_experiment_and_the_machine(tmp_path):
     names = [name for name in EXPERIMENTS if name not in ("dds", "soak")]  # their own tests: DDS chains
     results = run_benchmarks(names, smoke=True, output=output, progress=lambda *args, **kwargs: None)
     assert not [r for r in results if r.measured.startswith("error:")]
-    assert {r.experiment.split()[0] for r in results} == {"1", "2", "3", "4", "5", "6", "8", "9", "11", "12"}
+    assert {r.experiment.split()[0] for r in results} == {"1", "2", "3", "4", "5", "6", "8", "9", "11", "12", "13"}
     by_quantity = {r.quantity: r for r in results}
     # a 12 N·s push on 67.7 kg is 0.18 m/s: recovered without a fall; a fallen robot reads "fell"
     assert by_quantity["fall / largest sole slip"].measured.startswith("no fall")
@@ -28,6 +28,8 @@ def test_smoke_run_writes_every_experiment_and_the_machine(tmp_path):
     assert by_quantity["COG height held while standing"].met
     # through the nodes, a 12 N·s push on 53.4 kg (0.22 m/s) is recovered in momentum mode on the joint impedance
     assert by_quantity["momentum mode, 12 N·s lateral: settling to 5 mm"].met
+    # half the feet's forward bound on kangaroo_like, position drives: held on flat soles (issue 52)
+    assert by_quantity["kangaroo_like, kinematic mode, 50% of the forward bound"].met
     # with recovery steps on, a push the feet hold is held (no fall) through the nodes
     assert by_quantity["momentum mode, 12 N·s lateral, stepping"].met
     # a plant 20 % off in every mass, 2 cm in every CoM, with noisy, biased sensors and late commands: it stands

@@ -148,6 +148,16 @@ def actuator_commands(template):
             ("length_mismatch", Float64MultiArray(data=[]))]
 
 
+def sole_wrench(sole):
+    """contact/<foot>/wrench: in another frame than the foot's sole, or with a NaN."""
+    elsewhere, nan = WrenchStamped(), WrenchStamped()
+    elsewhere.header.frame_id = LONG_NAME
+    elsewhere.wrench.force.z = 100.0
+    nan.header.frame_id = sole
+    nan.wrench.torque.y = math.nan
+    return [("unknown_frame", elsewhere), ("not_finite", nan)]
+
+
 def push():
     unknown, nan = WrenchStamped(), WrenchStamped()
     unknown.header.frame_id = LONG_NAME

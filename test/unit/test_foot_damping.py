@@ -10,13 +10,14 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from humanoid_balance.control.dcm_feedback import DcmFeedback, zmp_wrench
-from humanoid_balance.control.foot_damping import FootDampingGains, levelling_rate, sole_twists
+from humanoid_balance.control.foot_damping import LEVEL_PER_TICK, FootDampingGains, levelling_rate, sole_twists
 from humanoid_balance.control.momentum_balance import WrenchDistribution, contact_wrench_map
 from humanoid_balance.model.soles import SoleRectangle, sole_tilt
 
 MASS, HEIGHT, GRAVITY = 50.0, 0.9, 9.81
 OMEGA = math.sqrt(GRAVITY / HEIGHT)
 WEIGHT = MASS * GRAVITY
+DT = 0.002  # [s] the control period: 500 Hz
 SOLE = SoleRectangle(-0.1, 0.1, -0.05, 0.05)
 FEET = [pin.SE3(np.eye(3), np.array([0.0, 0.1, 0.0])), pin.SE3(np.eye(3), np.array([0.0, -0.1, 0.0]))]
 GAINS = FootDampingGains(cop_admittance=4.0, force_difference_admittance=0.03, height_damping=1.0,
@@ -97,7 +98,7 @@ def test_a_sole_pressed_harder_on_its_toes_than_asked_lifts_them_at_the_admittan
     about −y at a / (m g) · 7.5 rad/s, and its toe (+x) rises."""
     desired = [np.array([0.0, 0.0, 250.0, 0.0, 0.0, 0.0])] * 2
     measured = [np.array([0.0, 0.0, 250.0, 0.0, -0.03 * 250.0, 0.0]), desired[1]]
-    twists = sole_twists(desired, measured, FEET, (0, 1), WEIGHT, GAINS._replace(level_gain=0.0))
+    twists = sole_twists(desired, measured, FEET, (0, 1), WEIGHT, GAINS._replace(level_gain=0.0), DT)
     rate = GAINS.cop_admittance / WEIGHT * 0.03 * 250.0
     np.testing.assert_allclose(twists[0], [0, 0, 0, 0, -rate, 0], atol=1e-12)
     np.testing.assert_allclose(twists[1], 0.0, atol=1e-12)
@@ -112,10 +113,10 @@ def test_foot_damping_turns_a_yawed_sole_about_its_own_axes_and_clips_the_rate()
     desired = [np.array([0.0, 0.0, 300.0, 0.0, 0.0, 0.0])]
     measured = [np.array([0.0, 0.0, 300.0, 0.02 * 300.0, 0.0, 0.0])]
     gains = GAINS._replace(level_gain=0.0)
-    twist = sole_twists(desired, measured, yawed, (0,), WEIGHT, gains)[0]
+    twist = sole_twists(desired, measured, yawed, (0,), WEIGHT, gains, DT)[0]
     np.testing.assert_allclose(twist[3:], [0.0, gains.cop_admittance / WEIGHT * 6.0, 0.0], atol=1e-12)
     measured = [np.array([0.0, 0.0, 300.0, 1e4, 0.0, 0.0])]
-    twist = sole_twists(desired, measured, yawed, (0,), WEIGHT, gains)[0]
+    twist = sole_twists(desired, measured, yawed, (0,), WEIGHT, gains, DT)[0]
     np.testing.assert_allclose(np.abs(twist[3:]).max(), gains.max_tilt_rate)
 
 
@@ -123,11 +124,11 @@ def test_force_difference_control_raises_the_overloaded_sole_and_lowers_the_othe
     """Distributed 300 / 300 N, measured 400 / 200 N: v_z = −A_f (e_i − ē) = ±a_f / (m g) · 100 m/s."""
     desired = [np.array([0.0, 0.0, 300.0, 0.0, 0.0, 0.0])] * 2
     measured = [np.array([0.0, 0.0, 400.0, 0.0, 0.0, 0.0]), np.array([0.0, 0.0, 200.0, 0.0, 0.0, 0.0])]
-    twists = sole_twists(desired, measured, FEET, (0, 1), WEIGHT, GAINS)
+    twists = sole_twists(desired, measured, FEET, (0, 1), WEIGHT, GAINS, DT)
     speed = GAINS.force_difference_admittance / WEIGHT * 100.0
     assert twists[0][2] == pytest.approx(speed) and twists[1][2] == pytest.approx(-speed)
     raised = [FEET[0], pin.SE3(np.eye(3), np.array([0.0, -0.1, 0.01]))]  # the right sole 1 cm up: back together
-    twists = sole_twists(desired, desired, raised, (0, 1), WEIGHT, GAINS)
+    twists = sole_twists(desired, desired, raised, (0, 1), WEIGHT, GAINS, DT)
     assert twists[0][2] == pytest.approx(0.005 * GAINS.height_damping)
     assert twists[1][2] == pytest.approx(-0.005 * GAINS.height_damping)
 
@@ -137,9 +138,11 @@ def test_a_tilted_sole_levels_back_beyond_the_deadband_and_an_aerial_or_unknown_
     tilt = math.radians(3.0)
     normal = pin.utils.rotate("x", tilt)[:, 2]
     assert sole_tilt(normal) == pytest.approx(tilt)
-    np.testing.assert_allclose(levelling_rate(normal, GAINS), [-GAINS.level_gain * (tilt - GAINS.tilt_deadband), 0.0],
+    np.testing.assert_allclose(levelling_rate(normal, GAINS, DT), [-GAINS.level_gain * (tilt - GAINS.tilt_deadband), 0.0],
                                rtol=1e-9)
-    np.testing.assert_array_equal(levelling_rate(pin.utils.rotate("y", 0.005)[:, 2], GAINS), 0.0)
+    np.testing.assert_array_equal(levelling_rate(pin.utils.rotate("y", 0.005)[:, 2], GAINS, DT), 0.0)
+    slow = levelling_rate(normal, GAINS, 0.01)  # at 100 Hz: a quarter of the tilt beyond θ₀ per tick, not k_l
+    np.testing.assert_allclose(slow, [-LEVEL_PER_TICK / 0.01 * (tilt - GAINS.tilt_deadband), 0.0], rtol=1e-9)
     desired = [np.array([0.0, 0.0, 300.0, 0.0, 0.0, 0.0])] * 2
-    assert set(sole_twists(desired, [desired[0], None], FEET, (0, 1), WEIGHT, GAINS)) == {0}
-    assert set(sole_twists(desired, desired, FEET, (1,), WEIGHT, GAINS)) == {1}
+    assert set(sole_twists(desired, [desired[0], None], FEET, (0, 1), WEIGHT, GAINS, DT)) == {0}
+    assert set(sole_twists(desired, desired, FEET, (1,), WEIGHT, GAINS, DT)) == {1}

@@ -35,7 +35,7 @@ class KinematicGains:
                                    "(control.dcm_feedback)", "1/s")
     dcm_integral_gain: float = tunable(0.0, "k_i: the DCM error's moving average in the desired ZMP", "1/s")
     dcm_integral_window: float = tunable(15.0, "the window of the DCM error's moving average", "s")
-    cop_admittance: float = tunable(3.0, "foot damping: a stance sole's roll and pitch rate per metre of CoP error "
+    cop_admittance: float = tunable(1.0, "foot damping: a stance sole's roll and pitch rate per metre of CoP error "
                                          "under the robot's weight (0: off; control.foot_damping)", "rad/(s·m)")
     force_difference_admittance: float = tunable(0.03, "foot force difference control: a stance sole's vertical speed "
                                                       "per weight of normal force error (0: off)", "m/s")
@@ -45,7 +45,7 @@ class KinematicGains:
                                         "rad/s")
     max_sole_lift_rate: float = tunable(0.05, "a stance sole's vertical speed by force difference control, at most",
                                         "m/s")
-    sole_level_gain: float = tunable(60.0, "a stance sole tilted off the floor turns back flat at this rate per "
+    sole_level_gain: float = tunable(50.0, "a stance sole tilted off the floor turns back flat at this rate per "
                                           "radian of tilt (0: off)", "1/s")
     sole_tilt_deadband: float = tunable(0.026, "the tilt a stance sole keeps without levelling (the estimate's "
                                                "error: an IMU's bias, 1.5°)", "rad")
@@ -99,13 +99,12 @@ class KinematicBalance(BalanceController):
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
         twists = tick.twists
         damping = self.foot_damping
-        if self.stepping is not None and self.stepping.step is not None:  # a step under way: the stance sole's
-            damping = damping._replace(cop_admittance=0.0, force_difference_admittance=0.0)  # wrench swings with
-            # the swing leg's; the landing is where the step asked, so the sole is only levelled
+        stepping = self.stepping is not None and self.stepping.step is not None  # a step under way: the stance
+        # sole's CoP is put on its edge towards the capture point (the ankle's share), the swing lands where asked
         self.sole_twists = sole_twists(distribution.wrenches, state.sole_wrenches, tick.placements, tick.active,
-                                       self.mass * GRAVITY, damping) \
-            if state.sole_wrenches and (damping.cop_admittance or damping.force_difference_admittance
-                                        or damping.level_gain) else {}
+                                       self.mass * GRAVITY, damping, tick.dt) \
+            if state.sole_wrenches and not stepping and (damping.cop_admittance or damping.force_difference_admittance
+                                                         or damping.level_gain) else {}
         if self.sole_twists:
             twists = dict(twists)
             for foot, twist in self.sole_twists.items():

@@ -1,0 +1,27 @@
+"""A push at 90 % of what the feet physically allow, through the nodes, on position drives (issue 52): the demo's
+closed loop (the plant in lockstep, the four nodes in one process) on kangaroo_like (closed-chain legs) and TALOS
+(serial legs, example-robot-data) in kinematic mode, recovery steps off; one forward push of 0.1 s at the pelvis of
+90 % of the linear inverted pendulum's bound for the feet alone (the capture point reaching the toes' edge,
+control.capture_point.capturable_velocity, computed here from the robot as it stands). Judged on the plant's ground
+truth: no fall, no sole lifted, the CoM standing still again within 3 s, and every loaded sole flat, tilted at most 2°
+from the floor throughout (without the foot damping and levelling both soles rolled onto their toes at 68-84 % of the
+bound). Lateral pushes are not held at 90 % yet (about 78 %: the closing note of issue 52)."""
+import math
+
+import pytest
+
+from humanoid_balance.bench.recovery_steps import lipm_bounds, pushed
+
+pytestmark = pytest.mark.dds
+FRACTION, MAX_TILT = 0.9, math.radians(2.0)
+
+
+@pytest.mark.parametrize("robot", ["kangaroo_like", "talos"])
+def test_a_forward_push_at_ninety_percent_of_the_feet_bound_is_held_on_flat_soles(robot):
+    impulse = FRACTION * lipm_bounds(robot)["forward"][0]
+    fell, push = pushed(impulse, "kinematic", "forward", False, robot)
+    assert not fell, f"{robot} fell after {impulse:.1f} N·s"
+    assert push["feet lifted"] == 0
+    assert push["standing still after [s]"] <= 3.0
+    assert push["largest sole tilt [rad]"] <= MAX_TILT, \
+        f"a sole tilted {math.degrees(push['largest sole tilt [rad]']):.2f}° under {impulse:.1f} N·s"
