@@ -87,10 +87,11 @@ def pushed_and_watched(robot, mode, push, stepping):
 
 
 def test_a_lateral_push_that_tips_the_robot_is_caught_by_a_step():
-    """TALOS in kinematic mode with recovery steps, pushed sideways by 35 N·s (0.39 m/s) at the pelvis: it tips onto
-    the pushed side's foot, the foot the push lifted steps where the capture point goes, and the robot stands still on
-    both feet again after at most two steps."""
-    fell, moved, loop = pushed_and_watched("talos", "kinematic", (0.0, 35.0, 0.0), stepping=True)
+    """TALOS in kinematic mode with recovery steps, pushed sideways by 39 N·s (0.43 m/s) at the pelvis, more than its
+    feet alone hold (37 N·s since their wrenches are under control, issue 52): it tips onto the pushed side's foot, the
+    foot the push lifted steps where the capture point goes, and the robot stands still on both feet again after at
+    most two steps."""
+    fell, moved, loop = pushed_and_watched("talos", "kinematic", (0.0, 39.0, 0.0), stepping=True)
     assert fell is None, f"fell at {fell:.2f} s"
     assert 1 <= loop.balancer.stepping.taken <= 2 and loop.loop.phases == (True, True)
     assert moved < 0.005  # [m] in the last 0.1 s
