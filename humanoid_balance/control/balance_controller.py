@@ -55,6 +55,9 @@ __all__ = ["BalanceController", "Foot", "BalancerConfig", "BalancerState", "Join
 LEVER_TORQUE_FRACTION = 0.125
 """With the lever rule, an ankle torque costs as much as a force at this fraction of the smallest sole's width or
 length (WrenchDistribution's torque_length: an eighth, a quarter of the half-width)."""
+LEVER_TOLERANCE = 1e-6
+"""OSQP's tolerance for the lever rule's wrenches: the soles' CoPs to a micrometre are plenty for their damping (to
+1e-10, as the torques of a torque-controlled robot want them, a DCM wrench took OSQP up to milliseconds)."""
 
 
 
@@ -226,7 +229,7 @@ class BalanceController:
         self.distribution = WrenchDistribution(
             rectangles, config.friction, config.f_min, stance_cop_margin=config.stance_cop_margin,
             torque_length=LEVER_TORQUE_FRACTION * min(min(r.x_max - r.x_min, r.y_max - r.y_min) for r in rectangles)
-            if self.lever_rule else None)
+            if self.lever_rule else None, tolerance=LEVER_TOLERANCE if self.lever_rule else 1e-10)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
         joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)

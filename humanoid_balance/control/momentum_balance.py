@@ -130,9 +130,10 @@ class WrenchDistribution:
     """The QP of eq. 38 for a fixed set of sole rectangles, rebuilt when the contact set changes."""
 
     def __init__(self, rectangles, mu=0.7, f_min=10.0, regularization=1e-9, weights=None, torsion=None,
-                 stance_cop_margin=0.0, torque_length=None):
+                 stance_cop_margin=0.0, torque_length=None, tolerance=1e-10):
         self.rectangles = list(rectangles)
         self.torque_length = torque_length
+        self.tolerance = tolerance  # OSQP's absolute and relative tolerance
         self.stance_rectangles = [rectangle.inset(stance_cop_margin) for rectangle in self.rectangles]
         self.mu, self.f_min, self.regularization = mu, f_min, regularization
         self.weights = np.ones(6) if weights is None else np.asarray(weights, dtype=float)
@@ -147,8 +148,10 @@ class WrenchDistribution:
         """P, q of ‖Σ G_i w_i − w_d‖²_W + λ‖w‖² over the active contacts, G = [G_1 … G_k] (6, 6k)."""
         GtW = G.T * self.weights
         n = G.shape[1]
-        if n not in self._regularizers:
-            self._regularizers[n] = self.regularization * np.eye(n)  # λ I, once per number of contacts
+        if n not in self._regularizers:  # λ I, once per number of contacts; with a torque_length, λ S: the QP's own
+            # least wrenches are the lever rule's, where the internal forces' step leaves the warm start
+            scale = np.ones(6) if self.torque_length is None else np.r_[np.ones(3), np.full(3, self.torque_length ** -2)]
+            self._regularizers[n] = self.regularization * np.diag(np.tile(scale, n // 6))
         return 2.0 * (GtW @ G + self._regularizers[n]), -2.0 * GtW @ w_d
 
     def build(self, G_list, w_d, active):
@@ -178,8 +181,9 @@ class WrenchDistribution:
             upper = sparse.csc_matrix(np.triu(np.ones_like(qp.P)))  # dense upper triangle, CSC order
             self.upper_index = (upper.indices, np.repeat(np.arange(upper.shape[1]), np.diff(upper.indptr)))
             P_upper = sparse.csc_matrix((qp.P[self.upper_index], upper.indices, upper.indptr), shape=qp.P.shape)
-            self.solver.setup(P_upper, qp.q, sparse.csc_matrix(qp.A), qp.l, qp.u, verbose=False, eps_abs=1e-10,
-                              eps_rel=1e-10, max_iter=10000, polishing=False, warm_starting=True,
+            self.solver.setup(P_upper, qp.q, sparse.csc_matrix(qp.A), qp.l, qp.u, verbose=False,
+                              eps_abs=self.tolerance, eps_rel=self.tolerance, max_iter=10000, polishing=False,
+                              warm_starting=True,
                               check_termination=5)  # warm-started, a tick converges in ~26 iterations: stop at 30
             self.active, self.last_feasible, self.constraints = active, None, (qp.A, qp.l, qp.u)
         else:
