@@ -148,10 +148,8 @@ class WrenchDistribution:
         """P, q of ‖Σ G_i w_i − w_d‖²_W + λ‖w‖² over the active contacts, G = [G_1 … G_k] (6, 6k)."""
         GtW = G.T * self.weights
         n = G.shape[1]
-        if n not in self._regularizers:  # λ I, once per number of contacts; with a torque_length, λ S: the QP's own
-            # least wrenches are the lever rule's, where the internal forces' step leaves the warm start
-            scale = np.ones(6) if self.torque_length is None else np.r_[np.ones(3), np.full(3, self.torque_length ** -2)]
-            self._regularizers[n] = self.regularization * np.diag(np.tile(scale, n // 6))
+        if n not in self._regularizers:
+            self._regularizers[n] = self.regularization * np.eye(n)  # λ I, once per number of contacts
         return 2.0 * (GtW @ G + self._regularizers[n]), -2.0 * GtW @ w_d
 
     def build(self, G_list, w_d, active):
