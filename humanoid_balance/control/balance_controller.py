@@ -162,6 +162,7 @@ class Tick(NamedTuple):
     omega: float              # the pendulum's ω = √(g / (c_z − ground)) [1/s]
     support: object           # the soles in contact (support.Support; None: none)
     wrench_maps: list         # per foot, G_i: its sole wrench → the same wrench at the CoM (contact_wrench_map)
+    com_velocity: np.ndarray  # the state's CoM velocity [m/s]
 
 
 class Plan(NamedTuple):
@@ -226,10 +227,11 @@ class BalanceController:
         self.ground = None        # height of the floor under the feet in contact, world frame [m]
         self.sole_support = SoleSupport([rectangle.corners() for rectangle in rectangles], config.support_margin,
                                         config.min_foot_load)
-        self.distribution = WrenchDistribution(
-            rectangles, config.friction, config.f_min, stance_cop_margin=config.stance_cop_margin,
-            torque_length=LEVER_TORQUE_FRACTION * min(min(r.x_max - r.x_min, r.y_max - r.y_min) for r in rectangles)
-            if self.lever_rule else None, tolerance=LEVER_TOLERANCE if self.lever_rule else 1e-10)
+        lever = dict(torque_length=LEVER_TORQUE_FRACTION * min(min(r.x_max - r.x_min, r.y_max - r.y_min)
+                                                               for r in rectangles),
+                     tolerance=LEVER_TOLERANCE) if self.lever_rule else {}
+        self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min,
+                                               stance_cop_margin=config.stance_cop_margin, **lever)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
         joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
@@ -380,7 +382,8 @@ class BalanceController:
         ground = self.ground
         omega = math.sqrt(GRAVITY / max(com[2] - ground, 0.05 * self.leg_reach))
         support = self.sole_support.support(active, placements)
-        step = self._step(state, dt, com, omega, placements, active, support)
+        com_velocity = kinematics.J_com @ state.v
+        step = self._step(state, dt, com, com_velocity, omega, placements, active, support)
         if step.active != active:
             active = step.active
             support = self.sole_support.support(active, placements)
@@ -400,7 +403,7 @@ class BalanceController:
             if roles is not None:
                 self.resolver.set_roles(roles)
         tick = Tick(state, dt, com, R_base, placements, active, granted, zmp_reference, twists, rates, omega,
-                    support, G)
+                    support, G, com_velocity)
         plan = self.plan(tick)
         distribution = self.distribute(tick, plan.wrench) if plan.distribution is None else plan.distribution
         effort = self.efforts(tick, plan, distribution)
@@ -451,10 +454,10 @@ class BalanceController:
         NaN without contact or ZMP) — for diagnostics, away from the control path."""
         return self.sole_support.zmp_margin(zmp)
 
-    def _step(self, state, dt, com, omega, placements, active, support):
+    def _step(self, state, dt, com, com_velocity, omega, placements, active, support):
         """The tick's StepTick (control.stepping): the feet to stand on, the swing sole's twist, the CoM reference's
         shift; standing still when the mode does not step."""
-        stepping, com_velocity = self.stepping, self.kinematics.J_com @ state.v
+        stepping = self.stepping
         if stepping is None:
             return StepTick(active, {}, np.zeros(3), capture_point(com, com_velocity, omega), None, False, None)
         if stepping.region is None:

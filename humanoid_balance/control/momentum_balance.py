@@ -181,8 +181,8 @@ class WrenchDistribution:
             P_upper = sparse.csc_matrix((qp.P[self.upper_index], upper.indices, upper.indptr), shape=qp.P.shape)
             self.solver.setup(P_upper, qp.q, sparse.csc_matrix(qp.A), qp.l, qp.u, verbose=False,
                               eps_abs=self.tolerance, eps_rel=self.tolerance, max_iter=10000, polishing=False,
-                              warm_starting=True,
-                              check_termination=5)  # warm-started, a tick converges in ~26 iterations: stop at 30
+                              warm_starting=True, check_termination=5)  # warm-started, a tick converges in ~26
+                              # iterations: stop at 30
             self.active, self.last_feasible, self.constraints = active, None, (qp.A, qp.l, qp.u)
         else:
             P, q = self.objective(G, w_d)
@@ -222,7 +222,7 @@ class WrenchDistribution:
             least = scale * (G_scaled.T @ projected)
         if info != 0:
             raise np.linalg.LinAlgError(f"the contact wrench map G Gᵀ is singular (dgesv info {info})")
-        direction = least - x  # −N x
+        direction = least - x  # −N x, N the null space of G in the norm above
         A, lower, upper = self.constraints
         at, along = A @ x, A @ direction
         room = np.full(len(along), np.inf)  # the step to each constraint along ``direction`` (none: ∞), dividing

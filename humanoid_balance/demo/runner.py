@@ -37,12 +37,13 @@ from visualization_msgs.msg import Marker, MarkerArray
 from humanoid_balance.deployment import (mode_parameters, simulation_parameters, suite_parameters,
                                          write_parameter_file)
 from humanoid_balance.demo.report import Recording, metrics, summary_lines, write_report
+from humanoid_balance.estimation.contact_wrench import center_of_pressure
 from humanoid_balance.model.meshes import description_text
-from humanoid_balance.model.soles import polygon_margin
+from humanoid_balance.model.soles import polygon_margin, sole_tilt
 from humanoid_balance.nodes import BALANCE_NODES, PLANT, node_factory
 from humanoid_balance.nodes.composition import Composition
 from humanoid_balance.nodes.diagnostics import LEVEL_NAMES
-from humanoid_balance.nodes.messages import stamp_seconds, trajectory_message
+from humanoid_balance.nodes.messages import stamp_seconds, trajectory_message, vector_values
 from humanoid_balance.nodes.qos import RELIABLE_QOS, SENSOR_QOS
 from humanoid_balance.progress import Progress
 from humanoid_balance.recording import LATCHED_QOS, Bag, GraphRecorder, RobotTransforms, TransformRecorder
@@ -54,6 +55,7 @@ SEVERITY = ("OK", "WARN", "STALE", "ERROR")
 SUITE = {name: node_factory(name) for name in (PLANT, *BALANCE_NODES)}
 """node name → what builds it, as sim.launch.py starts them."""
 REPORT_OVERRIDES = {PLANT: {"ground_truth_rate": 0.0}}  # the report samples the ground truth at every tick
+COP_FORCE = 1.0  # [N] a sole pressing less than this has no CoP in the report's figures
 
 
 def build_suite(real_time_rate=None, robot=DEFAULT_ROBOT, mode="kinematic", parameters=None, scenario=None):
@@ -220,14 +222,16 @@ class Director(Node):
     def on_sole_wrench(self, k, message, channel):
         """A sole's wrench in its sole frame (the plant's ground truth, or the balancer's distributed one): its CoP
         (x, y) [m] and normal force [N]."""
-        f, t = message.wrench.force, message.wrench.torque
-        cop = (-t.y / f.z, t.x / f.z) if f.z > 1.0 else (math.nan, math.nan)
-        self.recording.add(channel, stamp_seconds(message.header.stamp), k, *cop, f.z)
+        wrench = vector_values(message.wrench.force, message.wrench.torque)
+        cop = center_of_pressure(wrench, COP_FORCE)
+        self.recording.add(channel, stamp_seconds(message.header.stamp), k, *((math.nan,) * 2 if cop is None else cop),
+                           wrench[2])
 
     def on_sole_pose(self, k, message):
         """A sole's tilt from the floor [rad], from the plant's ground truth (rows t, tilt of each foot)."""
         q = message.pose.orientation
-        self.latest["tilts"][k] = math.acos(min(1.0, max(-1.0, 1.0 - 2.0 * (q.x * q.x + q.y * q.y))))
+        normal = (2.0 * (q.x * q.z + q.w * q.y), 2.0 * (q.y * q.z - q.w * q.x), 1.0 - 2.0 * (q.x * q.x + q.y * q.y))
+        self.latest["tilts"][k] = sole_tilt(normal)  # the third column of the quaternion's rotation
         if k == len(self.feet) - 1:
             self.recording.add("sole_tilts", stamp_seconds(message.header.stamp), *self.latest["tilts"])
 

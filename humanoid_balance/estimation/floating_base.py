@@ -67,7 +67,8 @@ class FloatingBaseEstimator:
         kinematic_gate: largest difference of the kinematic velocity from the inertial prediction that is taken,
             per axis [m/s].
         gate_timeout: anchored feet that disagree this long are taken anyway [s].
-        tipping_tilt: a foot in contact whose sole tilts more than this is tipping (see the module) [rad].
+        tipping_tilt: a foot in contact whose sole turned more than this from the flattest one in contact is tipping
+            (see the module) [rad].
     """
 
     def __init__(self, robot, feet, imu_frame=None, contact_height=0.01, position_time_constant=0.1,
@@ -94,7 +95,7 @@ class FloatingBaseEstimator:
         self.time_constants = (position_time_constant, velocity_time_constant)
         self.kinematic_gate, self.gate_timeout = kinematic_gate, gate_timeout
         self.disagreeing = 0.0  # how long the anchored feet's velocity has been out of the gate [s]
-        self.tipping_cosine = math.cos(tipping_tilt)  # a sole normal's vertical component below it: tipping
+        self.tipping_cosine = math.cos(tipping_tilt)  # two soles' normals' dot product below it: one tipping
 
     def _feet_kinematics(self, q, v):
         """Sole positions in the base frame (feet, 3) and their velocities (feet, 3) [m, m/s]."""

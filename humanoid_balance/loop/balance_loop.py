@@ -7,10 +7,10 @@
 A tick runs the four stages in this order, each once. What one stage tells another within the loop is data handed
 on here, not a topic: the contact phases of the tick before carry the base estimate (as contact/<foot>/state does),
 the feet the balancer's last command lifted are aerial for the contact estimate (balance/<foot>/lifted), and this
-tick's ZMP, phases and sole wrenches go to the balancer (zmp, contact/<foot>/state, contact/<foot>/wrench). The four nodes run the same stage objects each
-on its own topic (across processes the feedback then arrives a message later); balance_stack runs one
-:meth:`BalanceLoop.cycle` per joint_states; the bench's closed loop is a BalanceLoop and the embedded plant.
-Units: SI.
+tick's ZMP, phases and sole wrenches go to the balancer (zmp, contact/<foot>/state, contact/<foot>/wrench). The four
+nodes run the same stage objects each on its own topic (across processes the feedback then arrives a message later);
+balance_stack runs one :meth:`BalanceLoop.cycle` per joint_states; the bench's closed loop is a BalanceLoop and the
+embedded plant. Units: SI.
 """
 from typing import NamedTuple, Optional
 
@@ -128,7 +128,8 @@ class BalanceLoop:
             return Cycle(state, q, v, contact, None, None)
         for foot, estimate in enumerate(contact.feet):
             balance.observe_phase(foot, estimate.state)
-        command = balance.update(q, v, observation.time, contact.zmp, dt, tuple(foot.wrench for foot in contact.feet))
+        command = balance.update(q, v, observation.time, contact.zmp, dt,
+                                 tuple(foot.wrench for foot in contact.feet))
         self.lifted = command.lifted or None
         mapped = None if self.mapping is None else self.mapping.update(command.position, command.velocity,
                                                                        command.effort)

@@ -255,7 +255,7 @@ class CentroidalBalancerNode(LifecycleNode):
 
     def on_wrench(self, foot, message):
         """contact/<foot>/wrench: the sole's measured wrench (its sole frame) for foot damping; with
-        contact_phases 'force', its f_z above f_min is the foot's phase."""
+        contact_phases 'normal_force', its f_z above f_min is the foot's phase."""
         topic = f"contact/{self.feet[foot].name}/wrench"
         check_frame(message.header, self.feet[foot].sole, topic)
         wrench = finite(vector_values(message.wrench.force, message.wrench.torque), topic, "wrench")

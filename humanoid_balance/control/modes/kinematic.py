@@ -16,6 +16,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_balance.control.balance_controller import BalanceController, Plan
+from humanoid_balance.control.capture_point import capture_point
 from humanoid_balance.control.dcm_feedback import DcmFeedback, zmp_wrench
 from humanoid_balance.control.foot_damping import FootDampingGains, sole_twists
 from humanoid_balance.control.tunables import tunable
@@ -66,6 +67,7 @@ class KinematicBalance(BalanceController):
         self.foot_damping = FootDampingGains(gains.cop_admittance, gains.force_difference_admittance,
                                              gains.sole_height_damping, gains.max_sole_tilt_rate,
                                              gains.max_sole_lift_rate, gains.sole_level_gain, gains.sole_tilt_deadband)
+        self.controls_soles = bool(gains.cop_admittance or gains.force_difference_admittance or gains.sole_level_gain)
         self.sole_twists = {}  # the stance soles' twists of the last update, foot index → [v; ω] (world-aligned)
 
     def plan(self, tick):
@@ -75,17 +77,16 @@ class KinematicBalance(BalanceController):
             self.sole_twists = {}
             wrench = np.array([0.0, 0.0, self.mass * GRAVITY, 0.0, 0.0, 0.0])
             return Plan(wrench, np.zeros(6 + len(self.robot.output_names)), np.zeros(6))
-        com_velocity = self.kinematics.J_com @ state.v
-        wrench = self._wrench(tick, com_velocity)
+        wrench = self._wrench(tick)
         distribution = self.distribute(tick, wrench)
         return Plan(wrench, self._motion(tick, distribution), np.zeros(6), distribution=distribution)
 
-    def _wrench(self, tick, com_velocity):
+    def _wrench(self, tick):
         """The CoM wrench of the pendulum on the capture point's desired ZMP, brought into the support polygon."""
         omega, granted = tick.omega, tick.granted
-        zmp = self.dcm.desired_zmp(tick.com[:2] + com_velocity[:2] / omega,
-                                   granted.position[:2] + granted.velocity[:2] / omega, tick.zmp_reference, omega,
-                                   tick.dt)
+        zmp = self.dcm.desired_zmp(capture_point(tick.com, tick.com_velocity, omega),
+                                   capture_point(granted.position, granted.velocity, omega), tick.zmp_reference,
+                                   omega, tick.dt)
         return zmp_wrench(self.mass, tick.com, tick.support.polygon.nearest(zmp), omega)
 
     def _motion(self, tick, distribution):
@@ -98,13 +99,11 @@ class KinematicBalance(BalanceController):
         u[2] = granted.velocity[2] + self.gains.com_height_gain * (granted.position[2] - com[2])
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
         twists = tick.twists
-        damping = self.foot_damping
         stepping = self.stepping is not None and self.stepping.step is not None  # a step under way: the stance
         # sole's CoP is put on its edge towards the capture point (the ankle's share), the swing lands where asked
         self.sole_twists = sole_twists(distribution.wrenches, state.sole_wrenches, tick.placements, tick.active,
-                                       self.mass * GRAVITY, damping, tick.dt) \
-            if state.sole_wrenches and not stepping and (damping.cop_admittance or damping.force_difference_admittance
-                                                         or damping.level_gain) else {}
+                                       self.mass * GRAVITY, self.foot_damping, tick.dt) \
+            if self.controls_soles and state.sole_wrenches and not stepping else {}
         if self.sole_twists:
             twists = dict(twists)
             for foot, twist in self.sole_twists.items():
