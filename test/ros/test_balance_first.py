@@ -20,7 +20,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from humanoid_balance.model.soles import SoleRectangle
 from humanoid_balance.nodes.messages import trajectory_message
-from humanoid_balance.nodes.qos import RELIABLE_QOS
+from humanoid_balance.nodes.qos import LATEST_QOS, RELIABLE_QOS
 from support.standing_probe import BALANCER, RATE, StandingProbe, standing
 
 pytestmark = pytest.mark.dds
@@ -29,6 +29,7 @@ MARGIN = 0.04            # [m] the balancer's support_margin (its default)
 ARM = ("right_shoulder_pitch", "right_shoulder_roll", "right_elbow")
 REACHED = 0.01           # [m] the CoM's steady-state error near the toes (the kinematic mode on position drives)
 WAYPOINT_REACHED = 0.05  # [rad] an arm's joints at a trajectory's waypoint at its time
+STILL_ZMP = 0.01         # [m] RMS of the standing robot's measured ZMP about its mean
 
 
 class Probe(StandingProbe):
@@ -41,6 +42,9 @@ class Probe(StandingProbe):
         self.pose = node.create_publisher(PoseStamped, "balance/right_arm/pose", RELIABLE_QOS)
         self.trajectories = {limb: node.create_publisher(JointTrajectory, f"balance/{limb}/trajectory", RELIABLE_QOS)
                              for limb in ("left_arm", "right_arm")}
+        self.zmps = []  # (simulated time [s], the contact estimator's ZMP x, y [m])
+        node.create_subscription(PointStamped, "zmp", lambda message: self.zmps.append(
+            (self.now, message.point.x, message.point.y)), LATEST_QOS)
 
     def hand(self, q=None):
         return self.frames(q).oMf[self.robot.frame_id("right_hand")].translation.copy()
@@ -87,6 +91,18 @@ def limbs():
 
 def assert_stands(probe, heights, what):
     probe.assert_stands(heights, what, STANDING_TOLERANCE)
+
+
+def test_standing_its_zmp_keeps_still(limbs):
+    """Nothing asked, each node in its own process at 100 Hz: the measured ZMP (contact estimator) within STILL_ZMP RMS
+    of its mean. The foot damping's loop closes through the measured wrench's 5 Hz filter and a message's delay at
+    each hop: at 1 rad/(s·m) kangaroo_like rocked at 4.6 Hz, its ZMP 30-90 mm RMS (0.2: 5 mm, as without it)."""
+    start = limbs.now
+    assert_stands(limbs, limbs.run(3.0), "standing")
+    zmp = np.array([(x, y) for t, x, y in limbs.zmps if t > start])
+    assert len(zmp) > 200
+    spread = float(np.sqrt(np.mean(np.sum((zmp - zmp.mean(axis=0)) ** 2, axis=1))))
+    assert spread < STILL_ZMP, f"standing, the ZMP moved {spread * 1000:.1f} mm RMS"
 
 
 @pytest.mark.parametrize("wish, words", [

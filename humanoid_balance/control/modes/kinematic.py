@@ -36,8 +36,10 @@ class KinematicGains:
                                    "(control.dcm_feedback)", "1/s")
     dcm_integral_gain: float = tunable(0.0, "k_i: the DCM error's moving average in the desired ZMP", "1/s")
     dcm_integral_window: float = tunable(15.0, "the window of the DCM error's moving average", "s")
-    cop_admittance: float = tunable(1.0, "foot damping: a stance sole's roll and pitch rate per metre of CoP error "
-                                         "under the robot's weight (0: off; control.foot_damping)", "rad/(s·m)")
+    cop_admittance: float = tunable(0.2, "foot damping: a stance sole's roll and pitch rate per metre of CoP error "
+                                         "under the robot's weight (0: off; control.foot_damping); its loop closes "
+                                         "through the measured wrench's filter and the chain's message delays",
+                                    "rad/(s·m)")
     force_difference_admittance: float = tunable(0.03, "foot force difference control: a stance sole's vertical speed "
                                                       "per weight of normal force error (0: off)", "m/s")
     sole_height_damping: float = tunable(1.0, "foot force difference control: the soles' heights back together",
