@@ -1,7 +1,8 @@
 """Humanoids from example-robot-data that no other test configures, each from its URDF and foot links alone
 (issue 36): Romeo (COLLADA meshes, knees straight at their joint limit), Alexander (OBJ meshes, feet with visual
 geometry only, hips roll-yaw-pitch) and iCub (COLLADA meshes, knees that bend to negative angles, hips
-pitch-roll-yaw, a root frame facing backwards), through init and the five nodes in both modes.
+pitch-roll-yaw, a root frame facing backwards), through init and the five nodes, the modes shared out among them
+(each robot in one, to keep the suite's time: both modes run on every bundled robot elsewhere).
 
 References: the soles from the foot meshes as the URDF places them, read with trimesh and xml.etree (init reads them
 through pinocchio's assimp loader), pinocchio's kinematics of the plain URDF, and MuJoCo's ground truth for the
@@ -21,10 +22,11 @@ from humanoid_balance.resources import example_robot
 from humanoid_balance.sim.simulation import Simulation
 from support.model_fixtures import assert_short_demo_stands
 
-ROBOTS = {  # name: (URDF in example-robot-data, foot links, the short demo's smallest push [N·s])
-    "romeo": ("romeo_description/urdf/romeo.urdf", ("l_ankle", "r_ankle"), 4.0),
-    "alexander": ("alexander_description/urdf/alexander_v1.lowerBodyOnly.urdf", ("LEFT_FOOT", "RIGHT_FOOT"), 4.5),
-    "icub": ("icub_description/robots/icub_reduced.urdf", ("l_foot", "r_foot"), 2.5),
+ROBOTS = {  # name: (URDF in example-robot-data, foot links, the short demo's smallest push [N·s], its balance mode)
+    "romeo": ("romeo_description/urdf/romeo.urdf", ("l_ankle", "r_ankle"), 4.0, "kinematic"),
+    "alexander": ("alexander_description/urdf/alexander_v1.lowerBodyOnly.urdf", ("LEFT_FOOT", "RIGHT_FOOT"), 4.5,
+                  "momentum"),
+    "icub": ("icub_description/robots/icub_reduced.urdf", ("l_foot", "r_foot"), 2.5, "kinematic"),
 }
 SOLE_TOLERANCE = 0.003  # points this close to the lowest one are on the sole [m] (as init's definition)
 
@@ -136,11 +138,11 @@ def test_icub_stands_on_knees_bent_to_negative_angles(configured):
 
 @pytest.mark.dds
 @pytest.mark.parametrize("name", ROBOTS)
-def test_short_demo_stands_and_recovers_the_pushes_in_both_modes(configured, name, tmp_path):
-    """The plant reads every mesh (no geometry warning: all nodes OK), in kinematic and momentum mode."""
+def test_short_demo_stands_and_recovers_the_pushes(configured, name, tmp_path):
+    """The plant reads every mesh (no geometry warning: all nodes OK), in the robot's mode (ROBOTS)."""
     code, folder = configured(name)
     assert code == 0
-    assert_short_demo_stands(folder, tmp_path, "both", smallest_impulse=ROBOTS[name][2])
+    assert_short_demo_stands(folder, tmp_path, ROBOTS[name][3], smallest_impulse=ROBOTS[name][2])
 
 
 def test_the_robot_folder_can_be_moved_and_its_meshes_follow(tmp_path):
