@@ -12,6 +12,7 @@ still go out over DDS, each while something outside the process subscribes to it
 visual ones at display_rate. A publisher outside the process on one of those topics is not heard by the stack (run
 the nodes separately to feed one from outside). Each node keeps its parameters, services and /diagnostics; the balancer
 and the mapper compute only while active (lifecycle). The state estimator's callback timing covers the whole cycle.
+The feet's F/T readings (ft_sensors mode) are the contact estimator's own subscriptions, handed to the cycle.
 The balancer takes the contact estimator's phases (its ``contact_phases`` parameter chooses between topics, of
 which the stack has none).
 """
@@ -69,7 +70,7 @@ class Composition:
         loop.balance = balancer.stage if _active(balancer) else None
         loop.mapping = mapper.stage if loop.balance is not None and _active(mapper) else None
         lifted = loop.lifted
-        cycle = loop.cycle(observation)
+        cycle = loop.cycle(observation._replace(foot_wrenches=contacts.sensor_wrenches()))
         timing.lap()
         time = observation.time
         estimator.adopt(stamp, cycle.state, observation.effort)

@@ -169,11 +169,14 @@ class ContactEstimatorNode(Node):
             result = self.core.update(q, actuator_efforts=efforts[self.actuated], time=time,
                                       specific_force=self.acceleration.at(time), lifted=lifted)  # the imu of the tick
         else:
-            result = self.core.update(q, sensor_wrenches=[self.sensor[foot].fresh() for foot in self.feet],
-                                      time=time, lifted=lifted)
+            result = self.core.update(q, sensor_wrenches=self.sensor_wrenches(), time=time, lifted=lifted)
         timing.lap()
         self.adopt(message.header.stamp, time, result)
         timing.lap()
+
+    def sensor_wrenches(self):
+        """Per foot, its fresh <foot>/wrench reading (frame, wrench (6,)) or None; None in actuator_forces mode."""
+        return [self.sensor[foot].fresh() for foot in self.feet] if self.mode == FT_SENSORS else None
 
     def adopt(self, stamp, time, result):
         """The tick's ContactEstimate, stamped ``stamp`` (``time`` [s]): published, kept for diagnostics."""

@@ -43,8 +43,11 @@ class Probe(StandingProbe):
         self.trajectories = {limb: node.create_publisher(JointTrajectory, f"balance/{limb}/trajectory", RELIABLE_QOS)
                              for limb in ("left_arm", "right_arm")}
         self.zmps = []  # (simulated time [s], the contact estimator's ZMP x, y [m])
-        node.create_subscription(PointStamped, "zmp", lambda message: self.zmps.append(
-            (self.now, message.point.x, message.point.y)), LATEST_QOS)
+        node.create_subscription(PointStamped, "zmp", self._on_zmp, LATEST_QOS)
+
+    def _on_zmp(self, message):
+        if self.truth:  # on the plant's clock, once it ticks
+            self.zmps.append((self.now, message.point.x, message.point.y))
 
     def hand(self, q=None):
         return self.frames(q).oMf[self.robot.frame_id("right_hand")].translation.copy()

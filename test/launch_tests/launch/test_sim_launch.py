@@ -37,6 +37,7 @@ from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parent)]  # launch_test too
@@ -55,6 +56,7 @@ FEET = ("left_foot", "right_foot")  # kangaroo_like's and mahru's: the plant's F
 START_TIMEOUT = 120.0      # for five nodes to load the robot on a loaded machine [s]
 STANDING_HEIGHT = {"kangaroo_like": 0.90, "mahru": 0.82}  # the base above the floor in the reference stance [m]
 SIMULATED = 5.0            # simulated time the robot must stand [s]
+COMMANDED = 50.0           # [Hz] at least, of actuator_commands meanwhile (the launch's control rate: 100 Hz)
 PACE_WINDOW = 4.0          # wall time over which real time is measured [s]
 JUMP_AT = 1.0              # the jump is asked after this much simulated time, as the demo's jump scenario does [s]
 AFTER_JUMP = 2.5           # simulated time watched after the jump's request: stoop, flight, landing [s]
@@ -173,6 +175,7 @@ class TestSimulation(unittest.TestCase):
         cls.odometry = cls.probe.record(Odometry, "sim/odom")
         cls.com = cls.probe.record(PointStamped, "sim/com")
         cls.diagnostics = cls.probe.record(DiagnosticArray, "/diagnostics")
+        cls.commands = cls.probe.record(Float64MultiArray, "actuator_commands")
         cls.launch_log = LAUNCH_LOG
 
     @classmethod
@@ -207,6 +210,8 @@ class TestSimulation(unittest.TestCase):
             self.simulate_until(SIMULATED)
             lowest = min(message.pose.pose.position.z for message in self.odometry)
             self.assertGreater(lowest, standing - 0.05, "the robot fell")
+            self.assertGreater(len(self.commands), COMMANDED * SIMULATED,  # the chain's cycle runs (in the composed
+                               "too few actuator_commands")              # stack on F/T sensors it once did not)
             return
         self.simulate_until(JUMP_AT)
         answer = self.probe.call(Trigger, "/centroidal_balancer/jump", Trigger.Request())
