@@ -158,12 +158,18 @@ def has_mapped(process, library):
         return False
 
 
-@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("moment", list(START_UP_MOMENTS))
+SIGNALS_AT = [  # (moment, signal): each moment once, the two signals in turn, both late in start-up
+    (moment, (signal.SIGINT, signal.SIGTERM)[k % 2]) for k, moment in enumerate(START_UP_MOMENTS)] + [
+    ("late in start-up", signal.SIGTERM)]
+
+
+@pytest.mark.parametrize("moment, signal_number", SIGNALS_AT,
+                         ids=[f"{moment}-{signal.Signals(number).name}" for moment, number in SIGNALS_AT])
 def test_a_signal_at_any_moment_of_start_up_exits_cleanly(workspace, moment, signal_number):
     """Ctrl-C (SIGINT) or SIGTERM, as launch sends them, while a node imports, initialises rclpy or builds its
     topics: exit code 0 and no traceback, as launch_testing's exit-code check requires. The moment is found from
-    the libraries the process has loaded, not guessed from a delay."""
+    the libraries the process has loaded, not guessed from a delay. Both signals end a node through the same
+    handler (nodes' main), so each moment is tried with one of them, in turn."""
     library, delay = START_UP_MOMENTS[moment]
     processes = {name: workspace.start(name) for name in NODES}
     signalled = {}
