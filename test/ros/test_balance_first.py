@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 from builtin_interfaces.msg import Time
-from geometry_msgs.msg import PointStamped, PoseStamped
+from geometry_msgs.msg import PointStamped, PolygonStamped, PoseStamped
 from scipy.optimize import minimize
 from trajectory_msgs.msg import JointTrajectory
 
@@ -44,6 +44,9 @@ class Probe(StandingProbe):
                              for limb in ("left_arm", "right_arm")}
         self.zmps = []  # (simulated time [s], the contact estimator's ZMP x, y [m])
         node.create_subscription(PointStamped, "zmp", self._on_zmp, LATEST_QOS)
+        self.polygon = None  # the balancer's last support_polygon
+        node.create_subscription(PolygonStamped, "support_polygon", lambda message: setattr(self, "polygon", message),
+                                 LATEST_QOS)
 
     def _on_zmp(self, message):
         if self.truth:  # on the plant's clock, once it ticks
@@ -96,16 +99,24 @@ def assert_stands(probe, heights, what):
     probe.assert_stands(heights, what, STANDING_TOLERANCE)
 
 
-def test_standing_its_zmp_keeps_still(limbs):
-    """Nothing asked, each node in its own process at 100 Hz: the measured ZMP (contact estimator) within STILL_ZMP RMS
-    of its mean. The foot damping's loop closes through the measured wrench's 5 Hz filter and a message's delay at
-    each hop: at 1 rad/(s·m) kangaroo_like rocked at 4.6 Hz, its ZMP 30-90 mm RMS (0.2: 5 mm, as without it)."""
+def test_standing_the_loop_closes_through_every_node_and_its_zmp_keeps_still(limbs):
+    """Nothing asked, the whole suite closing the loop through the plant (mujoco_sim → state_estimator →
+    contact_estimator, actuator forces → centroidal_balancer → loop_closure_mapper → mujoco_sim), each node its own
+    process at 100 Hz: the base does not drop, the measured ZMP (contact estimator) stays under the CoM inside the
+    support polygon the contact estimator publishes, within STILL_ZMP RMS of its mean, and every node reports OK. The foot
+    damping's loop closes through the measured wrench's 5 Hz filter and a message's delay at each hop: at 1
+    rad/(s·m) kangaroo_like rocked at 4.6 Hz, its ZMP 30-90 mm RMS (0.2: 5 mm, as without it)."""
     start = limbs.now
     assert_stands(limbs, limbs.run(3.0), "standing")
     zmp = np.array([(x, y) for t, x, y in limbs.zmps if t > start])
     assert len(zmp) > 200
     spread = float(np.sqrt(np.mean(np.sum((zmp - zmp.mean(axis=0)) ** 2, axis=1))))
     assert spread < STILL_ZMP, f"standing, the ZMP moved {spread * 1000:.1f} mm RMS"
+    np.testing.assert_allclose(zmp.mean(axis=0), limbs.com()[:2], atol=STILL_ZMP)
+    corners = np.array([[p.x, p.y] for p in limbs.polygon.polygon.points])
+    edges, to_zmp = np.roll(corners, -1, axis=0) - corners, zmp[-1] - corners
+    assert np.all(edges[:, 0] * to_zmp[:, 1] - edges[:, 1] * to_zmp[:, 0] > 0), (zmp[-1], corners)
+    assert {node: status.level for node, status in limbs.chain.status.items() if status.level != "OK"} == {}
 
 
 @pytest.mark.parametrize("wish, words", [
