@@ -64,18 +64,20 @@ def sole_twists(desired, measured, placements, active, weight, gains, dt):
         return {}
     tilt_admittance = gains.cop_admittance / weight
     force_admittance = gains.force_difference_admittance / weight
-    force_errors = np.array([desired[i][2] - measured[i][2] for i in feet])
-    heights = np.array([placements[i].translation[2] for i in feet])
-    vertical = -force_admittance * (force_errors - force_errors.mean()) - gains.height_damping * (heights - heights.mean())
-    np.clip(vertical, -gains.max_lift_rate, gains.max_lift_rate, out=vertical)
+    lift, tilt = gains.max_lift_rate, gains.max_tilt_rate
+    force_errors = [float(desired[i][2] - measured[i][2]) for i in feet]  # Python floats: a few feet, where
+    heights = [float(placements[i].translation[2]) for i in feet]          # numpy's per-call cost would dominate
+    mean_error, mean_height = sum(force_errors) / len(feet), sum(heights) / len(feet)
     twists = {}
-    for k, i in enumerate(feet):
-        rates = np.clip(tilt_admittance * (np.asarray(measured[i][3:5]) - desired[i][3:5]),
-                        -gains.max_tilt_rate, gains.max_tilt_rate)
-        twist = np.zeros(6)
-        twist[2] = vertical[k]
+    for i, error, height in zip(feet, force_errors, heights):
+        vertical = -force_admittance * (error - mean_error) - gains.height_damping * (height - mean_height)
+        roll = tilt_admittance * float(measured[i][3] - desired[i][3])
+        pitch = tilt_admittance * float(measured[i][4] - desired[i][4])
         rotation = placements[i].rotation
-        twist[3:] = rotation[:, :2] @ rates  # the sole frame's roll and pitch, in world axes
+        twist = np.zeros(6)
+        twist[2] = min(max(vertical, -lift), lift)
+        twist[3:] = rotation[:, 0] * min(max(roll, -tilt), tilt) + rotation[:, 1] * min(max(pitch, -tilt), tilt)
+        # the sole frame's roll and pitch, in world axes
         if gains.level_gain:
             twist[3:5] += levelling_rate(rotation[:, 2], gains, dt)
         twists[i] = twist

@@ -141,6 +141,7 @@ class WrenchDistribution:
                         for r in self.rectangles]
         self.solver = None
         self._regularizers = {}  # 6 k → λ I (6 k, 6 k)
+        self._lever_scales = {}  # 6 k → S^-1/2 (6 k,), the lever rule's
         self.active = None
         self.last_feasible = None
 
@@ -215,8 +216,10 @@ class WrenchDistribution:
             *_, projected, info = lapack.dgesv(G @ G.T, G @ x)  # LAPACK's solve without np.linalg's wrapper (~3 µs)
             least = G.T @ projected
         else:
-            ell = self.torque_length
-            scale = np.tile((1.0, 1.0, 1.0, ell, ell, ell), G.shape[1] // 6)  # S^-1/2
+            scale = self._lever_scales.get(G.shape[1])  # S^-1/2, once per number of contacts
+            if scale is None:
+                ell = self.torque_length
+                scale = self._lever_scales[G.shape[1]] = np.tile((1.0, 1.0, 1.0, ell, ell, ell), G.shape[1] // 6)
             G_scaled = G * scale
             *_, projected, info = lapack.dgesv(G_scaled @ G_scaled.T, G @ x)
             least = scale * (G_scaled.T @ projected)
