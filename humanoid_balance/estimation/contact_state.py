@@ -124,9 +124,19 @@ class ContactEstimator:
                 they come at ``sample_rate``).
             actuator_efforts: ``actuator_forces`` mode, in ``robot.actuated_names`` order [N or N·m].
             sensor_wrenches: ``ft_sensors`` mode, per foot ``(sensor_frame, [f; τ])`` or None when unknown
-                (e.g. the topic went silent).
+                (e.g. the topic went silent); None: no foot's reading is known.
+
+        Without the readings of its mode (``actuator_efforts`` or ``sensor_wrenches`` None), every foot's contact is
+        unknown.
+
+        Raises:
+            ValueError: ``sensor_wrenches`` names more or fewer feet than the estimator has.
         """
         model, data = self.model, self.data
+        if sensor_wrenches is None:
+            sensor_wrenches = (None,) * len(self.soles)
+        elif self.mode != ACTUATOR_FORCES and len(sensor_wrenches) != len(self.soles):
+            raise ValueError(f"sensor_wrenches: {len(sensor_wrenches)} readings for {len(self.soles)} feet")
         lifted = self.not_lifted if lifted is None else np.asarray(lifted, dtype=bool)
         if self.mode == ACTUATOR_FORCES:
             self.quasi_static.chain.linearize(q, kinematics=True)  # its J_m follows (eq. 66b)
@@ -139,9 +149,12 @@ class ContactEstimator:
             if specific_force is not None and time is not None:
                 self.support.update(data, np.asarray(specific_force, dtype=float), time)
             support = self.support.fraction()
-            samples = self.quasi_static.estimate(q, actuator_efforts, J_c, support, gravity,
-                                                 ~lifted if lifted.any() else None)  # (feet, 6)
-            known = self.all_known
+            if actuator_efforts is None:
+                samples, known = np.zeros((len(self.soles), 6)), ~self.all_known
+            else:
+                samples = self.quasi_static.estimate(q, actuator_efforts, J_c, support, gravity,
+                                                     ~lifted if lifted.any() else None)  # (feet, 6)
+                known = self.all_known
             # at lift-off and touchdown the wrenches start over from their new value, without the low-pass's lag
             airborne = support == 0.0
             restart_all, self.airborne = airborne != self.airborne, airborne

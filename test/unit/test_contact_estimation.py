@@ -134,6 +134,20 @@ def test_ft_mode_transforms_sensor_wrenches_into_sole_frames():
     assert result.feet[1].state == UNKNOWN and result.feet[1].wrench is None and result.feet[1].cop_world() is None
 
 
+@pytest.mark.parametrize("mode, readings", [(FT_SENSORS, {"sensor_wrenches": None}),
+                                              (ACTUATOR_FORCES, {"actuator_efforts": None})])
+def test_without_its_mode_s_readings_every_foot_is_unknown_and_no_zmp(mode, readings):
+    robot, _ = load("kangaroo_like", floating_base=True)
+    result = ContactEstimator(robot, SOLES, mode=mode).update(robot.reference_q, **readings)
+    assert [foot.state for foot in result.feet] == [UNKNOWN, UNKNOWN] and result.zmp is None
+
+
+def test_ft_readings_for_another_number_of_feet_are_refused_naming_them():
+    robot, _ = load("kangaroo_like", floating_base=True)
+    with pytest.raises(ValueError, match="sensor_wrenches: 1 readings for 2 feet"):
+        ContactEstimator(robot, SOLES, mode=FT_SENSORS).update(robot.reference_q, sensor_wrenches=[None])
+
+
 def test_sole_rectangle_from_collision_box():
     robot, _ = load("kangaroo_like")
     rectangle = sole_rectangle(robot, "left_sole")
