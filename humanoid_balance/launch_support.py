@@ -58,11 +58,36 @@ ARGUMENTS = {  # the suite's launch arguments, in the order --show-args lists th
                                            "command's forward_command_controller input") for field in IMPEDANCE_FIELDS},
     "use_sim_time": Argument("false", "every node on /clock", BOOLEAN),
     "composed": Argument("false", "the four nodes in one process (balance_stack) instead of four", BOOLEAN),
+    "realtime_priority": Argument("0", "SCHED_FIFO priority of every node's process, 1-99 (0: the default scheduler; "
+                                       "needs rtprio in /etc/security/limits.conf or CAP_SYS_NICE)"),
+    "cpu_affinity": Argument("", "CPUs every node's process runs on, e.g. 2,3 (empty: any)"),
+    "lock_memory": Argument("false", "lock every node's process's memory (mlockall; needs memlock in "
+                                     "/etc/security/limits.conf or CAP_IPC_LOCK)", BOOLEAN),
 }
 PARAMETERS = {  # launch argument → (node, parameter) it sets, on top of config/<node>.yaml and the robot's
     "contact_mode": ("contact_estimator", "mode"),
     "per_interface_topics": ("loop_closure_mapper", "per_interface_topics"),
 }
+SCHEDULING = ("realtime_priority", "cpu_affinity", "lock_memory")
+"""The launch arguments that set the parameter of their name on every node (nodes.realtime: the process's first node
+reads it)."""
+
+
+def scheduling_parameters(values):
+    """parameter → value of the :data:`SCHEDULING` arguments' ``values`` (texts and booleans); ValueError naming the
+    argument whose text is none of its kind."""
+    try:
+        priority = int(values["realtime_priority"])
+    except ValueError:
+        raise ValueError(f"launch argument realtime_priority: '{values['realtime_priority']}' is not an integer") \
+            from None
+    text = values["cpu_affinity"].strip()
+    try:
+        cpus = [int(cpu) for cpu in text.split(",")] if text else [-1]
+    except ValueError:
+        raise ValueError(f"launch argument cpu_affinity: '{text}' is not a comma-separated list of CPU numbers") \
+            from None
+    return {"realtime_priority": priority, "cpu_affinity": cpus, "lock_memory": values["lock_memory"]}
 
 
 def declare(names, **defaults):
@@ -118,6 +143,9 @@ def suite_parameters_of(context, settled=None, layers=None):
         overrides[node]["use_sim_time"] = values["use_sim_time"]
     for name, (node, parameter) in PARAMETERS.items():
         overrides[node][parameter] = values[name]
+    scheduling = scheduling_parameters(values)
+    for node in BALANCE_NODES:
+        overrides[node].update(scheduling)
     return values, suite_parameters(robot_config_file(values["robot"]), overrides)
 
 

@@ -36,7 +36,11 @@ class Diagnostics:
         self.publisher = node.create_publisher(DiagnosticArray, "/diagnostics", RELIABLE_QOS)
 
     def publish(self, level, message, values):
-        """Publish a status; the node's InputGuard (``node.guard``) overrules an OK its inputs belie."""
+        """Publish a status; the node's InputGuard (``node.guard``) overrules an OK its inputs belie; the process's
+        scheduling (nodes.entry.claim_real_time) is one of the values."""
+        scheduling = getattr(self.node, "scheduling", None)
+        if scheduling is not None:
+            values = {**values, "scheduling": scheduling.describe()}
         guard = getattr(self.node, "guard", None)
         if guard is not None:
             level, message = guard.overrule(level, message)

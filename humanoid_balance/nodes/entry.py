@@ -14,8 +14,9 @@ from humanoid_balance.model.errors import ModelError
 from humanoid_balance.nodes import shutdown_requested
 from humanoid_balance.nodes.composition import Composition
 from humanoid_balance.nodes.parameters import describe
+from humanoid_balance.nodes.realtime import PARAMETERS as SCHEDULING_PARAMETERS, claim
 
-__all__ = ["EXECUTORS", "USER_MISTAKES", "autostarted", "declare_executor", "run"]
+__all__ = ["EXECUTORS", "USER_MISTAKES", "autostarted", "declare_process_parameters", "claim_real_time", "run"]
 
 EXECUTORS = {"events": EventsExecutor, "single_threaded": rclpy.executors.SingleThreadedExecutor}
 """The ``executor`` parameter: rclpy's EventsExecutor (its C++ event queue takes and dispatches a message for a
@@ -39,17 +40,35 @@ def autostarted(lifecycle_node_class):
     return build
 
 
-def declare_executor(node):
-    """Declare the ``executor`` parameter (:data:`EXECUTORS`) on ``node``, the first of its process; its value.
+def declare_process_parameters(node):
+    """Declare on ``node``, the first of its process, the process's parameters: ``executor`` (:data:`EXECUTORS`) and
+    its scheduling (nodes.realtime.PARAMETERS); (the executor's kind, scheduling parameter → value).
 
     Raises:
-        ValueError: naming the parameter, when its value is no executor.
+        ValueError: naming the parameter, when the executor is none of EXECUTORS.
     """
     kind = node.declare_parameter("executor", "events",
                                   describe(f"rclpy executor: {' | '.join(EXECUTORS)}", True)).value
     if kind not in EXECUTORS:
         raise ValueError(f"parameter 'executor': '{kind}' is not one of {', '.join(EXECUTORS)}")
-    return kind
+    return kind, {name: node.declare_parameter(name, default, describe(text, True)).value
+                  for name, (default, text) in SCHEDULING_PARAMETERS.items()}
+
+
+def claim_real_time(nodes, values):
+    """Ask the operating system for the scheduling the parameters' ``values`` give (nodes.realtime.claim), log what it
+    granted (a warning when it refused some) and hand it to every node of the process for its /diagnostics
+    (``scheduling``); the Scheduling.
+
+    Raises:
+        ValueError: naming the parameter, when its value is none of its kind.
+    """
+    scheduling = claim(values["realtime_priority"], values["cpu_affinity"], values["lock_memory"])
+    logger = nodes[0].get_logger()
+    (logger.warning if scheduling.refused else logger.info)(f"scheduling: {scheduling.describe()}")
+    for node in nodes:
+        node.scheduling = scheduling
+    return scheduling
 
 
 USER_MISTAKES = (ModelError, ValueError, OSError, ParameterException, NameValidationException)
@@ -78,7 +97,8 @@ def run(node_factories, name, args=None):
         try:
             for factory in factories:  # composed: each node is handed the hub
                 nodes.append(factory() if hub is None else factory(hub=hub))
-            kind = declare_executor(nodes[0])
+            kind, scheduling = declare_process_parameters(nodes[0])
+            claim_real_time(nodes, scheduling)  # before the executor, whose threads inherit it
         except USER_MISTAKES as error:
             if not rclpy.ok():
                 return 0

@@ -165,7 +165,7 @@ def node_reference(name, context, templates, roots):
     from rclpy.parameter import Parameter
 
     from humanoid_balance.nodes import node_factory
-    from humanoid_balance.nodes.entry import declare_executor
+    from humanoid_balance.nodes.entry import declare_process_parameters
 
     def values(node, keys):
         return ", ".join(f"{key}: {_value_text(node.get_parameter(key).value, roots)}" for key in keys)
@@ -175,7 +175,7 @@ def node_reference(name, context, templates, roots):
         node = node_factory(name)(context=context, namespace=NAMESPACE, parameter_overrides=[
             Parameter(key, value=value) for key, value in overrides.items()])
         try:
-            declare_executor(node)  # declared by the node's executable, on the first node of its process
+            declare_process_parameters(node)  # declared by the node's executable, on the first of its process
             lifecycle = isinstance(node, LifecycleNode)
             unknown = [key for key in overrides if not node.has_parameter(key)]
             if unknown:
@@ -243,8 +243,8 @@ def markdown(built, config, rclpy_parameters):
         f"({', '.join(f'`{name}`' for name in rclpy_parameters)}), services and topics are left out. What the nodes "
         "do with them: [nodes.md](nodes.md); the topic graph: [topics.md](topics.md).")
     lines = ["# Node parameters and topics", "", textwrap.fill(introduction, 116, break_on_hyphens=False), "",
-             "## Every node", "", "Declared by each node (and `executor` by each executable, on the first node of "
-             "its process):", ""]
+             "## Every node", "", "Declared by each node (and `executor`, `realtime_priority`, `cpu_affinity` and "
+             "`lock_memory` by each executable, on the first node of its process):", ""]
     lines += _table(("parameter", "type", "default", "read-only", "description"), [
         (f"`{row.name}`", row.type, row.default, ("yes" if row.read_only else "no") + (
             f" (no in {', '.join(common[row.name])})" if common[row.name] else ""), row.description)

@@ -2,6 +2,7 @@
 argument it declares has a check in the test, and some case of the test sets it to a value other than its default,
 so that an argument declared and then ignored, or a new one without a check, fails."""
 import logging
+import os
 from pathlib import Path
 
 from ament_index_python.packages import get_package_share_directory
@@ -73,3 +74,52 @@ class LaunchLog(logging.Handler):
 
     def emit(self, record):
         self.lines.append(record.getMessage())
+
+
+SCHEDULED = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "balance_stack")
+"""The executables whose processes the scheduling arguments reach (the plant is the robot's, not the suite's)."""
+
+
+def _threads(pid):
+    """(tid, policy, priority, CPUs) of each thread of process ``pid`` still running, as the operating system says."""
+    rows = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            rows.append((int(task), os.sched_getscheduler(int(task)), os.sched_getparam(int(task)).sched_priority,
+                         sorted(os.sched_getaffinity(int(task)))))
+        except ProcessLookupError:
+            continue
+    return rows
+
+
+def check_scheduling(argument):
+    """The check of one of the arguments realtime_priority, cpu_affinity and lock_memory: each process of the suite's
+    nodes has, as the operating system says, what it asks for — the SCHED_FIFO priority on every thread, the CPUs,
+    locked memory — or the nodes' /diagnostics (``scheduling``) say that the operating system refused it, and then
+    the process has none of it."""
+    def check(test, values, processes):
+        pids = {action.process_details["name"]: action.process_details["pid"] for action in processes.processes()
+                if action.process_details["name"].rsplit("-", 1)[0] in SCHEDULED}
+        test.assertTrue(pids, f"no process of {SCHEDULED} among {processes.process_names()}")
+        reports = {name.split(":")[0]: {pair.key: pair.value for pair in status.values}.get("scheduling")
+                   for name, status in test.probe.diagnostics.items() if name.split(":")[0] in SCHEDULED[:4]}
+        test.assertEqual(set(reports), set(SCHEDULED[:4]), "every node reports its scheduling")
+        refused = {node: report for node, report in reports.items()
+                   if argument in report.partition("; refused: ")[2]}  # (nodes.realtime.Scheduling.describe)
+        for name, pid in pids.items():
+            threads = _threads(pid)
+            if argument == "realtime_priority":
+                priority = int(values[argument])
+                expected = {(os.SCHED_OTHER, 0)} if priority == 0 or refused else {(os.SCHED_FIFO, priority)}
+                test.assertEqual({(policy, level) for _, policy, level, _ in threads}, expected, f"{name}: {reports}")
+            elif argument == "cpu_affinity":
+                cpus = [int(cpu) for cpu in values[argument].split(",")] if values[argument] else None
+                affinities = {tuple(cpu_set) for *_, cpu_set in threads}
+                if cpus is None or refused:
+                    test.assertEqual(affinities, {tuple(sorted(os.sched_getaffinity(0)))}, name)
+                else:
+                    test.assertEqual(affinities, {tuple(sorted(cpus))}, name)
+            else:
+                locked = int(Path(f"/proc/{pid}/status").read_text().split("VmLck:")[1].split()[0])
+                test.assertEqual(locked > 0, values[argument] == "true" and not refused, f"{name}: VmLck {locked} kB")
+    return check

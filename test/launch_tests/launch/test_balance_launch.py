@@ -42,8 +42,8 @@ from sensor_msgs.msg import Imu  # noqa: E402
 from std_msgs.msg import Header  # noqa: E402
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parent)]  # launch_test too
-from launch_arguments import (case_values, check_each_argument, coverage_problems, endpoint_nodes,  # noqa: E402
-                              launch_file)
+from launch_arguments import (case_values, check_each_argument, check_scheduling, coverage_problems,  # noqa: E402
+                              endpoint_nodes, launch_file)
 from leftovers import parameter_files  # noqa: E402
 from support.ros_probe import Probe  # noqa: E402
 
@@ -79,7 +79,7 @@ def renamed_feet(robot, feet):
 
 CASES = {  # case → the arguments it sets (the others at their defaults)
     "separate": {**TOPICS, "robot": str(renamed_feet("mahru", FEET)), "command_interface": "impedance",
-                 "per_interface_topics": "true"},
+                 "per_interface_topics": "true", "realtime_priority": "5", "cpu_affinity": "0", "lock_memory": "true"},
     "composed": {**TOPICS, "robot": "mahru", "composed": "true", "contact_mode": "actuator_forces",
                  "balance_mode": "viip", "use_sim_time": "true"},
 }
@@ -163,6 +163,7 @@ CHECKS = {  # argument → how it is read back: (the test, every argument's valu
     **{f"{field}_commands_topic": check_field_topic(f"{field}_commands_topic") for field in FIELDS},
     "use_sim_time": check_use_sim_time,
     "composed": check_composed,
+    **{argument: check_scheduling(argument) for argument in ("realtime_priority", "cpu_affinity", "lock_memory")},
 }
 LEFT_BEFORE = parameter_files()
 STARTED = {}  # case → when its launch was described [monotonic s]

@@ -42,8 +42,8 @@ from std_srvs.srv import Trigger  # noqa: E402
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parent)]  # launch_test too
 from humanoid_balance.launch_support import package_installed  # noqa: E402
-from launch_arguments import (LaunchLog, case_values, check_each_argument, coverage_problems,  # noqa: E402
-                              endpoint_nodes, launch_file)
+from launch_arguments import (LaunchLog, case_values, check_each_argument, check_scheduling,  # noqa: E402
+                              coverage_problems, endpoint_nodes, launch_file)
 from leftovers import parameter_files  # noqa: E402
 from support.ros_probe import Probe  # noqa: E402
 
@@ -66,8 +66,9 @@ OPTIONAL = {"robot_state_publisher": ("robot_state_publisher", "robot_state_publ
             "rviz": ("rviz2", "rviz2")}                                  # executable, a package it needs)
 CASES = {  # case → the arguments it sets (the others at their defaults)
     "real_time": {"robot": "mahru", "contact_mode": "ft_sensors", "command_interface": "impedance",
-                  "composed": "true", "robot_state_publisher": "false", "rviz": "false"},
-    "lockstep": {"real_time": "false", "balance_mode": "viip", "rviz": "false"},
+                  "composed": "true", "robot_state_publisher": "false", "rviz": "false", "realtime_priority": "20",
+                  "lock_memory": "true"},
+    "lockstep": {"real_time": "false", "balance_mode": "viip", "rviz": "false", "cpu_affinity": "1"},
 }
 
 
@@ -150,6 +151,7 @@ CHECKS = {  # argument → how it is read back: (the test, every argument's valu
     "composed": check_composed,
     "robot_state_publisher": check_optional("robot_state_publisher"),
     "rviz": check_optional("rviz"),
+    **{argument: check_scheduling(argument) for argument in ("realtime_priority", "cpu_affinity", "lock_memory")},
 }
 LEFT_BEFORE = parameter_files()
 LAUNCH_LOG = LaunchLog()
