@@ -34,6 +34,7 @@ EXPERIMENTS = {  # name → module, in the issue's order
     "robustness": "robustness",
     "step": "recovery_steps",
     "feet": "feet_alone",
+    "starved": "starved_chain",
 }
 
 

@@ -1,0 +1,99 @@
+"""Experiment 14: the free-running chain on a starved computer (issue 54) — how many CPU-bound jobs beside it it stands,
+at the default scheduler and at SCHED_FIFO (the nodes' ``realtime_priority``, nodes/realtime.py).
+
+The chain of experiment 7 (the plant at 100 Hz against the wall clock, every node its own process) stands for 2 s,
+then is asked for a CoM 0.5 m ahead of the toes (the balancer grants it at the support's margin) and watched for
+5 s, with 0, 2, 4, … jobs (``python -c "while True: pass"``) running beside it from the start. The plant stands for
+the robot's hardware, which no job on the computer slows: it runs at SCHED_FIFO 60 in every run. Stood: the base
+never lower than FALL_DROP below where it stood. Each count is tried in turn until the robot falls.
+"""
+import subprocess
+import sys
+from typing import NamedTuple
+
+from geometry_msgs.msg import PointStamped
+
+from humanoid_balance.bench.chain import Chain
+from humanoid_balance.bench.closed_loop import FALL_DROP
+from humanoid_balance.bench.dds_loop import PLANT, SUITE
+from humanoid_balance.bench.results import Result
+from humanoid_balance.nodes.qos import RELIABLE_QOS
+from humanoid_balance.resources import DEFAULT_ROBOT
+
+__all__ = ["NOTE", "ROBOT", "run", "starved", "StarvedRun"]
+
+EXPERIMENT = "14 starved computer"
+ROBOT = DEFAULT_ROBOT
+RATE = 100.0                    # [Hz] the plant's
+NODE_PRIORITY, PLANT_PRIORITY = 50, 60
+JOBS, SMOKE_JOBS = (0, 2, 4, 6, 8), (2,)
+STANDING, WATCHED = 2.0, 5.0    # [s] before the CoM reference, after it
+AHEAD = 0.5                     # [m] the CoM reference's x in odom: ahead of the toes
+NOTE = ("14: the free-running chain (plant at 100 Hz, every node its own process) beside N CPU-bound jobs, asked for "
+        "a CoM 0.5 m ahead of the toes after 2 s and watched 5 s; the plant (the robot's hardware) at SCHED_FIFO 60 "
+        "in every run, the nodes at the default scheduler or at SCHED_FIFO 50 (realtime_priority); N = 0, 2, 4, … "
+        "until the robot falls.")
+
+
+class StarvedRun(NamedTuple):
+    stood: bool
+    lowest: float      # the base's lowest height after the CoM reference [m]
+    standing: float    # its height before [m]
+    rates: dict        # node → its update rate at the end [Hz]
+    scheduling: dict   # process → what it got (nodes/realtime.py), as its /diagnostics say
+
+
+def starved(jobs, priority, robot=ROBOT):
+    """One run beside ``jobs`` CPU-bound jobs, the nodes at SCHED_FIFO ``priority`` (0: the default scheduler)."""
+    parameters = {node: {"realtime_priority": priority} for node in SUITE}
+    parameters[PLANT] = {"realtime_priority": PLANT_PRIORITY}
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(jobs)]
+    try:
+        with Chain(RATE, robot=robot, parameters=parameters) as chain:
+            chain.spin(STANDING)
+            standing = chain.base_height
+            reference = PointStamped()
+            reference.header.frame_id = "odom"
+            reference.point.x, reference.point.z = AHEAD, 0.8
+            chain.node.create_publisher(PointStamped, "balance/com_reference", RELIABLE_QOS).publish(reference)
+            since = len(chain.heights)
+            chain.spin(WATCHED)
+            lowest = min((height for _, height in chain.heights[since:]), default=float("nan"))
+            rates = {node: float(status.values["update rate [Hz]"]) for node, status in chain.status.items()
+                     if node in SUITE}
+            scheduling = {node: status.values.get("scheduling", "?") for node, status in chain.status.items()}
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait(10)
+    return StarvedRun(bool(lowest > standing - FALL_DROP), lowest, standing, rates, scheduling)
+
+
+def _largest(priority, counts, robot):
+    """(the largest count of jobs the robot stood beside, the run that fell or None, the last run)."""
+    largest, run = None, None
+    for jobs in counts:
+        run = starved(jobs, priority, robot)
+        if not run.stood:
+            return largest, (jobs, run), run
+        largest = jobs
+    return largest, None, run
+
+
+def run(smoke=False, robot=ROBOT, session=None):
+    counts = SMOKE_JOBS if smoke else JOBS
+    rows = []
+    for priority, scheduler in ((0, "the default scheduler"), (NODE_PRIORITY, f"SCHED_FIFO {NODE_PRIORITY}")):
+        largest, fell, last = _largest(priority, counts, robot)
+        refused = [report for report in last.scheduling.values() if "refused" in report]
+        if refused:
+            measured = f"not measured: {refused[0]}"
+        else:
+            held = f"< {fell[0]}" if largest is None else (f"≥ {largest} (every count tried)" if fell is None
+                                                          else str(largest))
+            slowest = min(last.rates.values(), default=float("nan"))
+            measured = held + ("" if fell is None else f"; fell beside {fell[0]} (base {fell[1].lowest:.2f} m)") + \
+                f"; slowest node at {slowest:.0f} Hz in the last run"
+        rows.append(Result(EXPERIMENT, f"CPU-bound jobs beside the chain it stands with, nodes at {scheduler}",
+                           "—", "reported", measured, None))
+    return rows
