@@ -41,6 +41,7 @@ class StarvedRun(NamedTuple):
     standing: float    # its height before [m]
     rates: dict        # node → its update rate at the end [Hz]
     scheduling: dict   # process → what it got (nodes/realtime.py), as its /diagnostics say
+    behind: tuple      # the nodes that said they fell behind their input (nodes.input_guard: ticks skipped)
 
 
 def starved(jobs, priority, robot=ROBOT):
@@ -62,11 +63,12 @@ def starved(jobs, priority, robot=ROBOT):
             rates = {node: float(status.values["update rate [Hz]"]) for node, status in chain.status.items()
                      if node in SUITE}
             scheduling = {node: status.values.get("scheduling", "?") for node, status in chain.status.items()}
+            behind = tuple(sorted({node for node, status in chain.history if "falling behind" in status.message}))
     finally:
         for burner in burners:
             burner.kill()
             burner.wait(10)
-    return StarvedRun(bool(lowest > standing - FALL_DROP), lowest, standing, rates, scheduling)
+    return StarvedRun(bool(lowest > standing - FALL_DROP), lowest, standing, rates, scheduling, behind)
 
 
 def _largest(priority, counts, robot):
@@ -93,7 +95,8 @@ def run(smoke=False, robot=ROBOT, session=None):
                                                           else str(largest))
             slowest = min(last.rates.values(), default=float("nan"))
             measured = held + ("" if fell is None else f"; fell beside {fell[0]} (base {fell[1].lowest:.2f} m)") + \
-                f"; slowest node at {slowest:.0f} Hz in the last run"
+                f"; slowest node at {slowest:.0f} Hz in the last run, falling behind by its own report: " + \
+                (", ".join(last.behind) or "none")
         rows.append(Result(EXPERIMENT, f"CPU-bound jobs beside the chain it stands with, nodes at {scheduler}",
                            "—", "reported", measured, None))
     return rows

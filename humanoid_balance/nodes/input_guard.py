@@ -14,6 +14,7 @@ from humanoid_balance.nodes.output_topic import OutputTopic
 from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 from humanoid_balance.nodes.parameters import describe
 from humanoid_balance.nodes.stamp_policy import StampPolicy
+from humanoid_balance.nodes.timing import SkippedTicks
 
 __all__ = ["ThrottledLog", "InputGuard", "LatestInput", "StampedInput", "PairedInput", "call_guarded", "subscribe",
            "advertise", "timer"]
@@ -52,9 +53,10 @@ class InputGuard:
     Stamps: :mod:`humanoid_balance.nodes.stamp_policy`, per input topic, on the node's clock, with the node's
     ``max_stamp_lead`` and ``clock_jump_messages``; a jump of a source's clock it follows is logged.
 
-    Diagnostics: :meth:`overrule` turns an OK into WARN when most recent input was rejected, and any status that
-    does not already say its input is stale into ERROR when the last good ``main_topic`` message is older than the
-    node's ``timeout_parameter``.
+    Diagnostics: :meth:`overrule` turns an OK into WARN when most recent input was rejected or when the node skipped
+    more than SKIPPED_WARN of its ``main_topic``'s ticks (it falls behind its source: a starved computer), and any
+    status that does not already say its input is stale into ERROR when the last good ``main_topic`` message is older
+    than the node's ``timeout_parameter``.
     """
 
     def __init__(self, node, main_topic=None, timeout_parameter="input_timeout", log_period=2.0):
@@ -76,6 +78,8 @@ class InputGuard:
         self._accepted = 0                   # messages accepted since the last diagnostics
         self._window_reasons = Counter()     # and those rejected, by reason
         self.rate, self.rate_reason, self.window_rejected = 0.0, "", 0  # of the last diagnostics period
+        self.ticks = SkippedTicks()          # of main_topic's source
+        self.skipped, self.source_ticks = 0.0, 0  # of the last diagnostics period: the fraction skipped, of ticks
 
     def _now(self):
         return self.clock.now().nanoseconds
@@ -100,6 +104,8 @@ class InputGuard:
                     f"(from {jump.since:.6f} s; {jump.run} stamps in a row); following it")
         if topic == self.main_topic:  # the only topic whose age is reported: the clock its stamp was checked at
             self._last_good = self._now() if pending is None else pending[1]
+            if pending is not None:
+                self.ticks.take(pending[0].seconds)
 
     def reject(self, error):
         self._pending = None
@@ -135,6 +141,8 @@ class InputGuard:
                   "clock jumps followed": self.clock_jumps}
         age = self.input_age()
         if self.main_topic is not None:
+            self.skipped, self.source_ticks = self.ticks.report()
+            values[f"{self.main_topic} ticks skipped since last report [%]"] = 100.0 * self.skipped
             values[f"last good {self.main_topic} [s ago]"] = float("nan") if age is None else age
             # none: nothing publishes it (or a remap is wrong); some, yet no message: QoS, discovery, a stopped source
             values[f"publishers of {self.main_topic}"] = self.node.count_publishers(
@@ -151,11 +159,19 @@ class InputGuard:
             return "ERROR", f"no good {self.main_topic} for {age:.2f} s (timeout {timeout} s); {message}"
         if self.window_rejected >= MIN_REJECTED and self.rate > 0.5 and level == "OK":
             return "WARN", f"{100 * self.rate:.0f} % of recent input rejected (mostly {self.rate_reason}); {message}"
+        if self.source_ticks >= MIN_TICKS and self.skipped > SKIPPED_WARN and level == "OK":
+            return "WARN", (f"falling behind: {100 * self.skipped:.0f} % of {self.main_topic}'s ticks skipped (the "
+                            f"computer is short of time: see realtime_priority); {message}")
         return level, message
 
 
 MIN_REJECTED = 10
 """Rejections within one diagnostics period below which a high rejection rate is no warning (a stray message)."""
+SKIPPED_WARN = 0.2
+"""The fraction of its main input's ticks a node may skip in a diagnostics period before it warns that it falls
+behind (a loaded machine skips a few now and then)."""
+MIN_TICKS = 20
+"""Ticks of the main input within one diagnostics period below which skipped ones are no warning."""
 
 
 class LatestInput:

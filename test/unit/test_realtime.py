@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from humanoid_balance.nodes.realtime import checked_cpus, checked_priority
@@ -93,3 +94,17 @@ def test_launch_arguments_become_every_node_s_scheduling_parameters_or_name_them
         scheduling_parameters({"realtime_priority": "high", "cpu_affinity": "", "lock_memory": False})
     with pytest.raises(ValueError, match="launch argument cpu_affinity: '0-3' is not a comma-separated list"):
         scheduling_parameters({"realtime_priority": "0", "cpu_affinity": "0-3", "lock_memory": False})
+
+
+def test_skipped_ticks_count_the_source_s_ticks_a_node_did_not_handle():
+    from humanoid_balance.nodes.timing import SkippedTicks
+
+    rng = np.random.default_rng(0)
+    ticks = SkippedTicks()
+    for k in range(100):  # every tick of a 100 Hz source, its stamps jittered by 10 % of a period
+        ticks.take(0.01 * k + 0.001 * rng.uniform(-1.0, 1.0))
+    assert ticks.report() == (0.0, 100)
+    for k in range(100, 400, 3):  # then one in three: two of every three skipped
+        ticks.take(0.01 * k)
+    fraction, source_ticks = ticks.report()
+    assert fraction == pytest.approx(2 / 3, abs=0.02) and source_ticks == pytest.approx(300, abs=3)
