@@ -74,6 +74,13 @@ class StandingProbe:
     def com(self):
         return pin.centerOfMass(self.robot.model, self.data, self.configuration()).copy()
 
+    def mean_com(self, seconds):
+        """The CoM averaged over the estimated states of the next ``seconds`` of simulated time [m]: where it stands,
+        its rocking on the soles (a few mm at a few Hz through the nodes) averaged out."""
+        samples = []
+        self.run(seconds, every=lambda: samples.append(self.com()))
+        return np.mean(samples, axis=0)
+
     def frames(self, q=None):
         pin.framesForwardKinematics(self.robot.model, self.data, self.configuration() if q is None else q)
         return self.data
