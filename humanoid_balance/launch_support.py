@@ -68,14 +68,12 @@ PARAMETERS = {  # launch argument → (node, parameter) it sets, on top of confi
     "contact_mode": ("contact_estimator", "mode"),
     "per_interface_topics": ("loop_closure_mapper", "per_interface_topics"),
 }
-SCHEDULING = ("realtime_priority", "cpu_affinity", "lock_memory")
-"""The launch arguments that set the parameter of their name on every node (nodes.realtime: the process's first node
-reads it)."""
 
 
 def scheduling_parameters(values):
-    """parameter → value of the :data:`SCHEDULING` arguments' ``values`` (texts and booleans); ValueError naming the
-    argument whose text is none of its kind."""
+    """parameter → value of the scheduling arguments (nodes.realtime.PARAMETERS: each sets the parameter of its name
+    on every node, which the first node of its process reads) from their ``values`` (texts and booleans); ValueError
+    naming the argument whose text is none of its kind."""
     try:
         priority = int(values["realtime_priority"])
     except ValueError:

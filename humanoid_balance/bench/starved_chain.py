@@ -51,12 +51,13 @@ def starved(jobs, priority, robot=ROBOT):
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(jobs)]
     try:
         with Chain(RATE, robot=robot, parameters=parameters) as chain:
-            chain.spin(STANDING)
+            com_reference = chain.node.create_publisher(PointStamped, "balance/com_reference", RELIABLE_QOS)
+            chain.spin(STANDING)  # (meanwhile the balancer's subscription matches the publisher: nothing is lost)
             standing = chain.base_height
             reference = PointStamped()
             reference.header.frame_id = "odom"
             reference.point.x, reference.point.z = AHEAD, 0.8
-            chain.node.create_publisher(PointStamped, "balance/com_reference", RELIABLE_QOS).publish(reference)
+            com_reference.publish(reference)
             since = len(chain.heights)
             chain.spin(WATCHED)
             lowest = min((height for _, height in chain.heights[since:]), default=float("nan"))

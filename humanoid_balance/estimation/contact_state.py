@@ -133,10 +133,6 @@ class ContactEstimator:
             ValueError: ``sensor_wrenches`` names more or fewer feet than the estimator has.
         """
         model, data = self.model, self.data
-        if sensor_wrenches is None:
-            sensor_wrenches = (None,) * len(self.soles)
-        elif self.mode != ACTUATOR_FORCES and len(sensor_wrenches) != len(self.soles):
-            raise ValueError(f"sensor_wrenches: {len(sensor_wrenches)} readings for {len(self.soles)} feet")
         lifted = self.not_lifted if lifted is None else np.asarray(lifted, dtype=bool)
         if self.mode == ACTUATOR_FORCES:
             self.quasi_static.chain.linearize(q, kinematics=True)  # its J_m follows (eq. 66b)
@@ -160,6 +156,10 @@ class ContactEstimator:
             restart_all, self.airborne = airborne != self.airborne, airborne
         else:
             restart_all = False
+            if sensor_wrenches is None:
+                sensor_wrenches = (None,) * len(self.soles)
+            elif len(sensor_wrenches) != len(self.soles):
+                raise ValueError(f"sensor_wrenches: {len(sensor_wrenches)} readings for {len(self.soles)} feet")
             sensors = [None if reading is None else pin.updateFramePlacement(model, data, model.getFrameId(reading[0]))
                        for reading in sensor_wrenches]
             raw = [None if reading is None else wrench_in_frame(placement.actInv(sensor), reading[1])

@@ -99,15 +99,15 @@ class SkippedTicks:
     the gaps' 10th percentile over the last ``window`` (a node that skips most ticks for that long moves it; stamps
     jittered by up to a quarter of a period do not count as skips). Counted since the last :meth:`report`."""
 
+    RENEW = 50  # gaps between two estimates of the period: one percentile per RENEW messages, not one per message
+
     def __init__(self, window=200):
         self.gaps = deque(maxlen=window)
-        self.period = None        # the source's [s], from the gaps, renewed every RENEW gaps (off the message path)
+        self.period = None        # the source's [s], from the gaps (the first after 10)
         self.last = None          # the last stamp taken [s]
         self.taken = 0            # since the last report
         self.skipped = 0
         self._since_renewal = 0
-
-    RENEW = 50
 
     def take(self, stamp):
         """A message stamped ``stamp`` [s] was handled."""

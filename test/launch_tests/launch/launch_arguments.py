@@ -10,6 +10,8 @@ from launch import LaunchContext
 from launch.launch_description_sources import get_launch_description_from_python_launch_file
 from launch.utilities import perform_substitutions
 
+from humanoid_balance.nodes import BALANCE_NODES
+
 
 def launch_file(name):
     """The installed launch file ``name`` of humanoid_balance."""
@@ -76,7 +78,7 @@ class LaunchLog(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-SCHEDULED = ("state_estimator", "contact_estimator", "centroidal_balancer", "loop_closure_mapper", "balance_stack")
+SCHEDULED = (*BALANCE_NODES, "balance_stack")
 """The executables whose processes the scheduling arguments reach (the plant is the robot's, not the suite's)."""
 
 
@@ -102,8 +104,8 @@ def check_scheduling(argument):
                 if action.process_details["name"].rsplit("-", 1)[0] in SCHEDULED}
         test.assertTrue(pids, f"no process of {SCHEDULED} among {processes.process_names()}")
         reports = {name.split(":")[0]: {pair.key: pair.value for pair in status.values}.get("scheduling")
-                   for name, status in test.probe.diagnostics.items() if name.split(":")[0] in SCHEDULED[:4]}
-        test.assertEqual(set(reports), set(SCHEDULED[:4]), "every node reports its scheduling")
+                   for name, status in test.probe.diagnostics.items() if name.split(":")[0] in BALANCE_NODES}
+        test.assertEqual(set(reports), set(BALANCE_NODES), "every node reports its scheduling")
         refused = {node: report for node, report in reports.items()
                    if argument in report.partition("; refused: ")[2]}  # (nodes.realtime.Scheduling.describe)
         for name, pid in pids.items():

@@ -42,6 +42,7 @@ from sensor_msgs.msg import Imu  # noqa: E402
 from std_msgs.msg import Header  # noqa: E402
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parent)]  # launch_test too
+from humanoid_balance.nodes.realtime import PARAMETERS as SCHEDULING_PARAMETERS  # noqa: E402
 from launch_arguments import (case_values, check_each_argument, check_scheduling, coverage_problems,  # noqa: E402
                               endpoint_nodes, launch_file)
 from leftovers import parameter_files  # noqa: E402
@@ -163,7 +164,7 @@ CHECKS = {  # argument → how it is read back: (the test, every argument's valu
     **{f"{field}_commands_topic": check_field_topic(f"{field}_commands_topic") for field in FIELDS},
     "use_sim_time": check_use_sim_time,
     "composed": check_composed,
-    **{argument: check_scheduling(argument) for argument in ("realtime_priority", "cpu_affinity", "lock_memory")},
+    **{argument: check_scheduling(argument) for argument in SCHEDULING_PARAMETERS},
 }
 LEFT_BEFORE = parameter_files()
 STARTED = {}  # case → when its launch was described [monotonic s]

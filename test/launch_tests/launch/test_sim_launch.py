@@ -42,6 +42,7 @@ from std_srvs.srv import Trigger  # noqa: E402
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parent)]  # launch_test too
 from humanoid_balance.launch_support import package_installed  # noqa: E402
+from humanoid_balance.nodes.realtime import PARAMETERS as SCHEDULING_PARAMETERS  # noqa: E402
 from launch_arguments import (LaunchLog, case_values, check_each_argument, check_scheduling,  # noqa: E402
                               coverage_problems, endpoint_nodes, launch_file)
 from leftovers import parameter_files  # noqa: E402
@@ -151,7 +152,7 @@ CHECKS = {  # argument → how it is read back: (the test, every argument's valu
     "composed": check_composed,
     "robot_state_publisher": check_optional("robot_state_publisher"),
     "rviz": check_optional("rviz"),
-    **{argument: check_scheduling(argument) for argument in ("realtime_priority", "cpu_affinity", "lock_memory")},
+    **{argument: check_scheduling(argument) for argument in SCHEDULING_PARAMETERS},
 }
 LEFT_BEFORE = parameter_files()
 LAUNCH_LOG = LaunchLog()
