@@ -5,7 +5,8 @@ The chain of experiment 7 (the plant at 100 Hz against the wall clock, every nod
 then is asked for a CoM 0.5 m ahead of the toes (the balancer grants it at the support's margin) and watched for
 5 s, with 0, 2, 4, … jobs (``python -c "while True: pass"``) running beside it from the start. The plant stands for
 the robot's hardware, which no job on the computer slows: it runs at SCHED_FIFO 60 in every run. Stood: the base
-never lower than FALL_DROP below where it stood. Each count is tried in turn until the robot falls.
+never lower than FALL_DROP below where it stood. Each count is tried in turn until the robot falls. A balancer that
+is starved when the reference comes refuses it (loop.balance_stage): the row says whether it was granted.
 """
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from humanoid_balance.bench.chain import Chain
 from humanoid_balance.bench.closed_loop import FALL_DROP
 from humanoid_balance.bench.dds_loop import PLANT, SUITE
 from humanoid_balance.bench.results import Result
+from humanoid_balance.nodes.diagnostics import rejected_counts
 from humanoid_balance.nodes.qos import RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT
 
@@ -41,7 +43,9 @@ class StarvedRun(NamedTuple):
     standing: float    # its height before [m]
     rates: dict        # node → its update rate at the end [Hz]
     scheduling: dict   # process → what it got (nodes/realtime.py), as its /diagnostics say
-    behind: tuple      # the nodes that said they fell behind their input (nodes.input_guard: ticks skipped)
+    behind: tuple      # the nodes that said they fell behind their input (nodes.input_guard: ticks skipped), or,
+                       # the balancer, that it was starved (loop.balance_stage)
+    refused: int       # CoM references the balancer refused as starved (the one sent, or none)
 
 
 def starved(jobs, priority, robot=ROBOT):
@@ -64,12 +68,15 @@ def starved(jobs, priority, robot=ROBOT):
             rates = {node: float(status.values["update rate [Hz]"]) for node, status in chain.status.items()
                      if node in SUITE}
             scheduling = {node: status.values.get("scheduling", "?") for node, status in chain.status.items()}
-            behind = tuple(sorted({node for node, status in chain.history if "falling behind" in status.message}))
+            behind = tuple(sorted({node for node, status in chain.history
+                                   if "falling behind" in status.message or status.message.startswith("starved")}))
+            balancer = chain.status.get("centroidal_balancer")
+            refused = 0 if balancer is None else rejected_counts(balancer.values).get("starved", 0)
     finally:
         for burner in burners:
             burner.kill()
             burner.wait(10)
-    return StarvedRun(bool(lowest > standing - FALL_DROP), lowest, standing, rates, scheduling, behind)
+    return StarvedRun(bool(lowest > standing - FALL_DROP), lowest, standing, rates, scheduling, behind, refused)
 
 
 def _largest(priority, counts, robot):
@@ -97,7 +104,7 @@ def run(smoke=False, robot=ROBOT, session=None):
             slowest = min(last.rates.values(), default=float("nan"))
             measured = held + ("" if fell is None else f"; fell beside {fell[0]} (base {fell[1].lowest:.2f} m)") + \
                 f"; slowest node at {slowest:.0f} Hz in the last run, falling behind by its own report: " + \
-                (", ".join(last.behind) or "none")
+                (", ".join(last.behind) or "none") + f"; the CoM reference {'refused' if last.refused else 'granted'}"
         rows.append(Result(EXPERIMENT, f"CPU-bound jobs beside the chain it stands with, nodes at {scheduler}",
                            "—", "reported", measured, None))
     return rows

@@ -1,14 +1,22 @@
 """The balance stage of the loop: the centroidal balancer's controller with what it needs between ticks — its
 references and requests, the feet's last known contact phases, the time since the last tick, a hold after stale
-inputs. The centroidal_balancer node and :class:`~humanoid_balance.loop.BalanceLoop` run this one object, so the
-balance's policy is written once; the node converts messages. Units: SI.
+inputs, and what it does on a starved computer. The centroidal_balancer node and
+:class:`~humanoid_balance.loop.BalanceLoop` run this one object, so the balance's policy is written once; the node
+converts messages. Units: SI.
+
+Starved (loop.starvation: more than a fifth of the states' ticks skipped over the last second), the balance degrades
+rather than acting on a loop slower and later than the one it was tuned for: a new CoM reference, limb trajectory or
+pose, step, jump or mode change is refused (:class:`Starved`, with the share skipped), and the CoM reference granted
+when the starvation began is held — the wish is kept and approached again once the ticks come back. What the robot
+stands on is still read from the feet's phases as they come: a late message changes nothing about them.
 """
 import numpy as np
 
 from humanoid_balance.control.balancer import BalancerState, Refused, balance_controller, change_mode
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT
+from humanoid_balance.loop.starvation import Starvation
 
-__all__ = ["BalanceStage", "NoContact", "MAX_DT"]
+__all__ = ["BalanceStage", "NoContact", "Starved", "MAX_DT"]
 
 MAX_DT = 0.05
 """[s] the longest step between two ticks the controller integrates over (a gap in the inputs is not a motion)."""
@@ -16,6 +24,10 @@ MAX_DT = 0.05
 
 class NoContact(Refused):
     """A reference refused because no foot is on the ground: there is nothing to balance towards."""
+
+
+class Starved(Refused):
+    """A request refused because the computer is short of time (see the module)."""
 
 
 class BalanceStage:
@@ -36,6 +48,9 @@ class BalanceStage:
         self.poses = {}                    # C-busy limb → the pin.SE3 target of its end frame, world
         self.last_time = None              # of the last tick's state [s]
         self.holding = False               # the next tick restarts from the measured posture (after stale inputs)
+        self.starvation = Starvation()     # of the states' ticks
+        self.granted = None                # the CoM reference the last tick granted, world [m]
+        self.held = None                   # the one held while starved
 
     @property
     def mode(self):
@@ -67,12 +82,19 @@ class BalanceStage:
         controller = self.controller
         if self.com_reference is None:
             self.com_reference = controller.centroidal.com(q)
-        state = BalancerState(q, v, self.contacts(), zmp, self.com_reference, self.trajectories, self.poses, time,
-                              sole_wrenches)
+        if self.starvation.take(time):
+            if self.held is None:
+                self.held = self.com_reference if self.granted is None else self.granted
+        else:
+            self.held = None
+        state = BalancerState(q, v, self.contacts(), zmp, self.com_reference if self.held is None else self.held,
+                              self.trajectories, self.poses, time, sole_wrenches)
         if self.holding:
             controller.hold(state)
             self.holding = False
-        return controller.update(state, dt)
+        command = controller.update(state, dt)
+        self.granted = command.com_reference
+        return command
 
     def hold(self):
         """Stale inputs: the posture to hold (the last position command, None before one) with zero velocity and
@@ -89,37 +111,50 @@ class BalanceStage:
         if self.controller.supported is False:
             raise NoContact(f"{what}: refused, no foot is in contact")
 
+    def _refuse_when_starved(self, what):
+        if self.starvation.starved:
+            raise Starved(f"{what}: refused, the computer is short of time: {100 * self.starvation.fraction:.0f} % "
+                          "of the state's ticks skipped in the last second (see realtime_priority)")
+
     def set_com_reference(self, point, what="com reference"):
-        """Balance towards the CoM ``point`` (world [m]), as far as the robot stays up; NoContact in the air."""
+        """Balance towards the CoM ``point`` (world [m]), as far as the robot stays up; NoContact in the air,
+        Starved on a starved computer."""
         self._refuse_without_contact(what)
+        self._refuse_when_starved(what)
         self.com_reference = np.asarray(point, dtype=float)
 
     def follow(self, limb, trajectory, now, what="trajectory"):
         """Have the J-busy ``limb`` follow ``trajectory`` (a LimbTrajectory) taken up at ``now`` [s]; Unfollowable
-        when it cannot, NoContact in the air."""
+        when it cannot, NoContact in the air, Starved on a starved computer."""
         self.controller.check_trajectory(limb, trajectory, now)
         self._refuse_without_contact(what)
+        self._refuse_when_starved(what)
         self.trajectories[limb] = trajectory
 
     def reach(self, limb, placement, what="pose"):
         """Have the C-busy ``limb``'s end go to ``placement`` (pin.SE3, world); OutOfReach beyond the limb's reach,
-        NoContact in the air."""
+        NoContact in the air, Starved on a starved computer."""
         self.controller.check_pose(limb, placement.translation)
         self._refuse_without_contact(what)
+        self._refuse_when_starved(what)
         self.poses[limb] = placement
 
     def request_step(self, foot, target):
         """A step of ``foot`` to its sole's ``target`` (pin.SE3, world); Refused with the reason."""
+        self._refuse_when_starved(f"step of {foot}")
         self.controller.request_step(foot, target)
 
     def jump(self):
         """A jump; Refused with the reason when the mode does not jump or cannot now."""
+        self._refuse_when_starved("jump")
         self.controller.jump()
 
     def change_mode(self, mode, gains=None, q=None):
         """Balance in ``mode`` with the ZmpComGains ``gains`` (None: the current ones), checked at ``q`` (None: the
-        robot's reference posture); Refused while the current mode is busy, GainError / ValueError for gains or a
-        mode that cannot be. Nothing changes when refused."""
+        robot's reference posture); Refused while the current mode is busy or the computer is starved (a change of
+        mode), GainError / ValueError for gains or a mode that cannot be. Nothing changes when refused."""
+        if mode != self.mode:
+            self._refuse_when_starved(f"mode '{mode}'")
         controller = change_mode(self.controller, mode)
         controller.check(controller.robot.reference_q if q is None else q, gains)
         if gains is not None:

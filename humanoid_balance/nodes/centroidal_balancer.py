@@ -24,8 +24,9 @@ Modes (parameter ``mode``): control/balancer.py's BALANCE_MODES; each mode's gai
 ``<mode>.<field>`` (its controller's Gains), all declared whichever mode runs, so that a change of mode takes its own.
 Balance first: the references are granted as far as the robot stays up (the core's limitations, reported by
 nodes/limitations.py: WARN while they last, counted, logged at a limited rate); a pose beyond the limb's reach is
-rejected (out_of_reach), any reference while no foot is in contact (no_contact); a jump or a mode change the robot
-cannot do now is refused with the reason.
+rejected (out_of_reach), any reference while no foot is in contact (no_contact) or while the computer is starved
+(starved: loop/balance_stage.py, which then holds the granted CoM; WARN, ERROR beyond half the ticks skipped); a jump,
+a step or a mode change the robot cannot do now is refused with the reason.
 Inputs older than ``input_timeout`` → hold the last posture with zero velocity, say so, recover on return;
 so does the kinematic mode without a fresh zmp (its ZMP/CoM control, Choi–Kim eq. 24, feeds it back). Each foot's
 measured wrench (contact/<foot>/wrench, its sole frame) drives that sole's foot damping and force difference control
@@ -52,7 +53,8 @@ from humanoid_balance.control.embedded_motion import C_BUSY, J_BUSY, Section
 from humanoid_balance.control.joint_trajectory import Unfollowable
 from humanoid_balance.control.limb_motion import OutOfReach
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
-from humanoid_balance.loop import BalanceStage, NoContact, balance_feet
+from humanoid_balance.loop import BalanceStage, NoContact, Starved, balance_feet
+from humanoid_balance.loop.starvation import STARVED_ERROR
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.estimation.robot_state import floating_state
 from humanoid_balance.model.robot_config import check_robot_config
@@ -282,11 +284,14 @@ class CentroidalBalancerNode(LifecycleNode):
     @staticmethod
     def requested(topic, request, *arguments):
         """``request(*arguments, what=topic)`` of the stage, RejectedMessage('no_contact') while no foot is on the
-        ground: nothing can be balanced towards then."""
+        ground (nothing can be balanced towards then), RejectedMessage('starved') while the computer is short of time
+        (loop.BalanceStage)."""
         try:
             request(*arguments, what=topic)
         except NoContact as error:
             raise RejectedMessage("no_contact", str(error)) from None
+        except Starved as error:
+            raise RejectedMessage("starved", str(error)) from None
 
     def on_jump(self, request, response):
         try:
@@ -389,6 +394,7 @@ class CentroidalBalancerNode(LifecycleNode):
             values[f"{foot.name} contact phase"] = {True: "contact", False: "aerial", None: "none received: assumed"}[
                 self.stage.phases[k]]
         values["estimated_joint_states read with odom of another stamp"] = self.odom.unpaired
+        values["state ticks skipped in the last second [%]"] = 100.0 * self.stage.starvation.fraction
         values.update(self.limitations.figures())
         values.update(self.timing.figures())
         values.update(self.guard.figures())
@@ -397,6 +403,12 @@ class CentroidalBalancerNode(LifecycleNode):
                                      f"{self.resolve_topic_name('odom')}", values)
         elif self.stage.holding:
             self.diagnostics.publish("WARN", "inputs stale: holding posture", values)
+        elif self.stage.starvation.starved:
+            skipped = self.stage.starvation.fraction
+            self.diagnostics.publish("ERROR" if skipped > STARVED_ERROR else "WARN",
+                                     f"starved: {100 * skipped:.0f} % of the state's ticks skipped in the last second "
+                                     "(the computer is short of time: see realtime_priority); new references refused, "
+                                     "the granted CoM held", values)
         elif not self.zmp_fresh:  # the kinematic mode's ZMP/CoM control (eq. 24) holds without it
             consequence = "holding posture" if BALANCE_MODES[self.core.mode].needs_zmp else "no ZMP margin"
             self.diagnostics.publish("WARN", f"zmp stale or missing (older than input_timeout {self.input_timeout} "

@@ -9,12 +9,12 @@ from collections import Counter
 
 from rclpy.lifecycle import LifecycleNode
 
+from humanoid_balance.loop.starvation import MIN_TICKS, STARVED, SkippedTicks
 from humanoid_balance.nodes.diagnostics import rejected_key
 from humanoid_balance.nodes.output_topic import OutputTopic
 from humanoid_balance.nodes.messages import RejectedMessage, stamp_seconds
 from humanoid_balance.nodes.parameters import describe
 from humanoid_balance.nodes.stamp_policy import StampPolicy
-from humanoid_balance.nodes.timing import SkippedTicks
 
 __all__ = ["ThrottledLog", "InputGuard", "LatestInput", "StampedInput", "PairedInput", "call_guarded", "subscribe",
            "advertise", "timer"]
@@ -54,9 +54,9 @@ class InputGuard:
     ``max_stamp_lead`` and ``clock_jump_messages``; a jump of a source's clock it follows is logged.
 
     Diagnostics: :meth:`overrule` turns an OK into WARN when most recent input was rejected or when the node skipped
-    more than SKIPPED_WARN of its ``main_topic``'s ticks (it falls behind its source: a starved computer), and any
-    status that does not already say its input is stale into ERROR when the last good ``main_topic`` message is older
-    than the node's ``timeout_parameter``.
+    more than loop.starvation.STARVED of its ``main_topic``'s ticks in a diagnostics period (it falls behind its
+    source: a starved computer), and any status that does not already say its input is stale into ERROR when the last
+    good ``main_topic`` message is older than the node's ``timeout_parameter``.
     """
 
     def __init__(self, node, main_topic=None, timeout_parameter="input_timeout", log_period=2.0):
@@ -159,7 +159,7 @@ class InputGuard:
             return "ERROR", f"no good {self.main_topic} for {age:.2f} s (timeout {timeout} s); {message}"
         if self.window_rejected >= MIN_REJECTED and self.rate > 0.5 and level == "OK":
             return "WARN", f"{100 * self.rate:.0f} % of recent input rejected (mostly {self.rate_reason}); {message}"
-        if self.source_ticks >= MIN_TICKS and self.skipped > SKIPPED_WARN and level == "OK":
+        if self.source_ticks >= MIN_TICKS and self.skipped > STARVED and level == "OK":
             return "WARN", (f"falling behind: {100 * self.skipped:.0f} % of {self.main_topic}'s ticks skipped (the "
                             f"computer is short of time: see realtime_priority); {message}")
         return level, message
@@ -167,11 +167,6 @@ class InputGuard:
 
 MIN_REJECTED = 10
 """Rejections within one diagnostics period below which a high rejection rate is no warning (a stray message)."""
-SKIPPED_WARN = 0.2
-"""The fraction of its main input's ticks a node may skip in a diagnostics period before it warns that it falls
-behind (a loaded machine skips a few now and then)."""
-MIN_TICKS = 20
-"""Ticks of the main input within one diagnostics period below which skipped ones are no warning."""
 
 
 class LatestInput:

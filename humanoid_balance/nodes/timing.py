@@ -4,7 +4,7 @@ from collections import deque
 
 import numpy as np
 
-__all__ = ["CallbackTiming", "RateMeter", "DisplayRate", "SkippedTicks"]
+__all__ = ["CallbackTiming", "RateMeter", "DisplayRate"]
 
 STAGES = ("take/convert", "core", "publish")
 
@@ -90,41 +90,3 @@ class DisplayRate:
             self.last = seconds
             return True
         return False
-
-
-class SkippedTicks:
-    """How many of its source's ticks a node did not handle: the stamps of the messages it took, against the source's
-    period. A node that falls behind (a starved computer) takes the newest message and skips those that came meanwhile
-    (its inputs keep one); a gap of k periods is k − 1 ticks skipped. Skipping only lengthens gaps, so the period is
-    the gaps' 10th percentile over the last ``window`` (a node that skips most ticks for that long moves it; stamps
-    jittered by up to a quarter of a period do not count as skips). Counted since the last :meth:`report`."""
-
-    RENEW = 50  # gaps between two estimates of the period: one percentile per RENEW messages, not one per message
-
-    def __init__(self, window=200):
-        self.gaps = deque(maxlen=window)
-        self.period = None        # the source's [s], from the gaps (the first after 10)
-        self.last = None          # the last stamp taken [s]
-        self.taken = 0            # since the last report
-        self.skipped = 0
-        self._since_renewal = 0
-
-    def take(self, stamp):
-        """A message stamped ``stamp`` [s] was handled."""
-        if self.last is not None and stamp > self.last:
-            gap = stamp - self.last
-            self.gaps.append(gap)
-            self._since_renewal += 1
-            if self._since_renewal >= (self.RENEW if self.period else 10):
-                self.period, self._since_renewal = float(np.percentile(self.gaps, 10.0)), 0
-            if self.period:
-                self.skipped += max(0, round(gap / self.period) - 1)
-        self.last = stamp
-        self.taken += 1
-
-    def report(self):
-        """(the fraction of the source's ticks skipped since the last report, the ticks it had); starts anew."""
-        ticks = self.taken + self.skipped
-        fraction = self.skipped / ticks if ticks else 0.0
-        self.taken = self.skipped = 0
-        return fraction, ticks

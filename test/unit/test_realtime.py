@@ -97,7 +97,7 @@ def test_launch_arguments_become_every_node_s_scheduling_parameters_or_name_them
 
 
 def test_skipped_ticks_count_the_source_s_ticks_a_node_did_not_handle():
-    from humanoid_balance.nodes.timing import SkippedTicks
+    from humanoid_balance.loop.starvation import SkippedTicks
 
     rng = np.random.default_rng(0)
     ticks = SkippedTicks()

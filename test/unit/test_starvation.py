@@ -1,0 +1,75 @@
+"""A starved computer seen from the states' stamps (loop.starvation) and what the balance does then
+(loop.BalanceStage): the share of a 100 Hz source's ticks skipped, counted against the stamps a stage was given; new
+references refused while starved, the CoM granted when it began held, the wish taken up again afterwards."""
+import numpy as np
+import pytest
+
+from humanoid_balance.bench.closed_loop import robot_config
+from humanoid_balance.loop import BalanceLoop, Starved
+from humanoid_balance.loop.starvation import STARVED, Starvation
+
+PERIOD = 0.01  # [s] a 100 Hz source
+
+
+def stamps(start, duration, every=1):
+    """The stamps of a 100 Hz source from ``start`` for ``duration`` [s], one in ``every`` taken."""
+    return start + PERIOD * np.arange(0, round(duration / PERIOD), every)
+
+
+def test_one_tick_in_three_taken_is_starved_until_every_tick_comes_back():
+    starvation = Starvation()
+    rng = np.random.default_rng(1)
+    assert not any(starvation.take(t + 0.1 * PERIOD * rng.uniform(-1, 1)) for t in stamps(0.0, 1.0))
+    assert starvation.fraction == 0.0
+    verdicts = [starvation.take(t) for t in stamps(1.0, 1.0, every=3)]
+    assert verdicts[-1] and starvation.fraction == pytest.approx(2 / 3, abs=0.02)
+    assert not any(verdicts[:3])  # a few skipped ticks are no starvation: more than STARVED of the last second are
+    verdicts = [starvation.take(t) for t in stamps(2.0, 1.5)]
+    assert verdicts[0] and not verdicts[-1] and starvation.fraction == 0.0
+    # it ends once the skipped ones are less than half the threshold: between 0.4 and 0.9 s of full rate here
+    ended = verdicts.index(False) * PERIOD
+    assert 0.3 < ended < 1.0
+
+
+def test_an_outage_or_a_clock_set_back_is_no_starvation():
+    starvation = Starvation()
+    for t in stamps(0.0, 1.0):
+        starvation.take(t)
+    assert not starvation.take(3.0)  # 2 s without a state: a stopped source, which the stale-input hold handles
+    assert not any(starvation.take(t) for t in stamps(3.01, 0.5))
+    assert not starvation.take(0.5)  # the source's clock went back (a simulation reset)
+    assert starvation.fraction == 0.0
+
+
+def test_a_starved_balance_refuses_new_references_and_holds_the_granted_com():
+    loop = BalanceLoop.from_config(robot_config("kangaroo_like"))
+    stage, robot = loop.balance, loop.robot
+    q, v = robot.reference_q.copy(), np.zeros(robot.nv)
+    wish = stage.controller.centroidal.com(q) + [0.5, 0.0, 0.0]  # ahead of the toes: granted at the support's edge
+
+    def run(times):  # the CoM reference granted at each tick, and whether the stage was starved
+        granted = [(stage.update(q, v, t, None).com_reference.copy(), stage.starvation.starved) for t in times]
+        return np.array([position for position, _ in granted]), [starved for _, starved in granted]
+
+    run(stamps(0.0, 0.5))
+    stage.set_com_reference(wish)
+    approached, _ = run(stamps(0.5, 0.2))
+    assert approached[-1][0] > approached[0][0] + 0.005  # on its way to the edge of the support
+    held, starved = run(stamps(0.7, 1.0, every=3))
+    assert starved[-1] and stage.starvation.fraction > STARVED
+    onset = starved.index(True)
+    assert 0 < onset <= 12  # a fifth of the last second skipped: 0.33 s after the first skipped ticks
+    # held where it was granted: the governor stops there (within its stopping distance) and stays
+    assert np.abs(held[onset:] - held[onset]).max() < 0.01
+    assert np.abs(held[-5:] - held[-1]).max() < 1e-4
+    assert held[-1][0] < wish[0] - 0.3
+    for request in (lambda: stage.set_com_reference(wish - [0.5, 0.0, 0.0]),
+                    lambda: stage.request_step("left_foot", None), stage.jump,
+                    lambda: stage.change_mode("momentum")):
+        with pytest.raises(Starved, match="short of time: [5-7][0-9] % of the state's ticks skipped"):
+            request()
+    stage.change_mode("kinematic")  # not a change of mode: gains are still checked and taken
+    np.testing.assert_array_equal(stage.com_reference, wish)  # the wish is kept
+    resumed, starved = run(stamps(1.7, 2.0))
+    assert not starved[-1]
+    assert resumed[-1][0] > held[-1][0] + 0.005  # approached again once the ticks came back
