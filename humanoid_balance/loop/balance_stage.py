@@ -4,7 +4,8 @@ inputs, and what it does on a starved computer. The centroidal_balancer node and
 :class:`~humanoid_balance.loop.BalanceLoop` run this one object, so the balance's policy is written once; the node
 converts messages. Units: SI.
 
-Starved (loop.starvation: more than a fifth of the states' ticks skipped over the last second), the balance degrades
+Starved (loop.starvation: more than a fifth of the states' ticks skipped over the last second, and fewer than
+``starved_rate`` of them computed on a second), the balance degrades
 rather than acting on a loop slower and later than the one it was tuned for: a new CoM reference, limb trajectory or
 pose, step, jump or mode change is refused (:class:`Starved`, with the share skipped), and the CoM reference granted
 when the starvation began is held — the wish is kept and approached again once the ticks come back. What the robot
@@ -14,7 +15,7 @@ import numpy as np
 
 from humanoid_balance.control.balancer import BalancerState, Refused, balance_controller, change_mode
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT
-from humanoid_balance.loop.starvation import Starvation
+from humanoid_balance.loop.starvation import STARVED_RATE, Starvation
 
 __all__ = ["BalanceStage", "NoContact", "Starved", "MAX_DT"]
 
@@ -37,9 +38,10 @@ class BalanceStage:
         robot: the RobotModel (floating base).
         config: its BalancerConfig.
         sections: the limbs' embedded-motion Sections (J-busy and C-busy).
+        starved_rate: [Hz] the rate under which skipping states is starvation (loop.starvation.STARVED_RATE).
     """
 
-    def __init__(self, robot, config, sections=()):
+    def __init__(self, robot, config, sections=(), starved_rate=STARVED_RATE):
         self.controller = balance_controller(robot, config, sections)
         feet = config.feet
         self.phases = [None] * len(feet)   # per foot: True in contact, False aerial, None none known (in contact)
@@ -48,7 +50,7 @@ class BalanceStage:
         self.poses = {}                    # C-busy limb → the pin.SE3 target of its end frame, world
         self.last_time = None              # of the last tick's state [s]
         self.holding = False               # the next tick restarts from the measured posture (after stale inputs)
-        self.starvation = Starvation()     # of the states' ticks
+        self.starvation = Starvation(rate=starved_rate)  # of the states' ticks
         self.granted = None                # the CoM reference the last tick granted, world [m]
         self.held = None                   # the one held while starved
 
@@ -113,8 +115,10 @@ class BalanceStage:
 
     def _refuse_when_starved(self, what):
         if self.starvation.starved:
-            raise Starved(f"{what}: refused, the computer is short of time: {100 * self.starvation.fraction:.0f} % "
-                          "of the state's ticks skipped in the last second (see realtime_priority)")
+            starvation = self.starvation
+            raise Starved(f"{what}: refused, the computer is short of time: {100 * starvation.fraction:.0f} % of the "
+                          f"state's ticks skipped in the last second, {starvation.taken_rate:.0f} Hz computed (see "
+                          "realtime_priority)")
 
     def set_com_reference(self, point, what="com reference"):
         """Balance towards the CoM ``point`` (world [m]), as far as the robot stays up; NoContact in the air,

@@ -3,18 +3,23 @@
 A node that falls behind its source — perception or logging took the cores, the scheduler gave it less than a tick's
 time — takes the newest message and skips those that came meanwhile; nothing in one message says so, but the gaps
 between the stamps do. :class:`SkippedTicks` counts them for a node's /diagnostics; :class:`Starvation` judges the
-last second of them for the balance, which degrades while it is starved: new references, steps, jumps and mode changes
-are refused with the reason, the references already granted are held where they are (loop.BalanceStage). Units: s.
+last second of them for the balance, which degrades while it is starved — skipping ticks, and slower than the rate it
+was tuned for: new references, steps, jumps and mode changes are refused with the reason, the references already
+granted are held where they are (loop.BalanceStage). Units: s, Hz.
 """
 from collections import deque
 
 import numpy as np
 
-__all__ = ["SkippedTicks", "Starvation", "STARVED", "STARVED_ERROR", "OUTAGE_TICKS"]
+__all__ = ["SkippedTicks", "Starvation", "STARVED", "STARVED_RATE", "STARVED_ERROR", "OUTAGE_TICKS"]
 
 STARVED = 0.2
 """The fraction of its source's ticks a stage may skip over the last WINDOW before it is starved (a loaded machine
 skips a few now and then; at 100 Hz a quiet 2-core machine here skipped 0-9 %, beside four CPU-bound jobs 17-50 %)."""
+STARVED_RATE = 80.0
+"""[Hz] the rate under which a stage that skips ticks is starved (the ``starved_rate`` parameter): a balancer that
+takes a 1 kHz robot's states at 300 Hz skips most of them and is not starved; the free-running chain on kangaroo_like
+fell beside CPU-bound jobs with its balancer at 37-71 Hz of the plant's 100 and stood at 90 Hz and more."""
 STARVED_ERROR = 0.5
 """The fraction beyond which a starved balance is an error: it runs at half its source's rate or less."""
 WINDOW = 1.0
@@ -70,11 +75,12 @@ class SkippedTicks:
 
 class Starvation:
     """Whether a stage is starved: more than ``threshold`` of its source's ticks skipped over the last WINDOW of their
-    stamps; it stays starved until the fraction is back under half the threshold (a machine on the edge does not
-    flicker between the two)."""
+    stamps, while it computes on fewer than ``rate`` of them a second [Hz]; it stays starved until the fraction is back
+    under half the threshold or its rate above 1.25 ``rate`` (a machine on the edge does not flicker between the
+    two)."""
 
-    def __init__(self, threshold=STARVED):
-        self.threshold = threshold
+    def __init__(self, threshold=STARVED, rate=STARVED_RATE):
+        self.threshold, self.rate = threshold, rate
         self.ticks = SkippedTicks()
         self.recent = deque()   # (stamp [s], ticks skipped before it) within WINDOW of the last
         self.skipped = 0        # their sum
@@ -85,6 +91,12 @@ class Starvation:
         """The fraction of the source's ticks skipped within the span judged."""
         ticks = len(self.recent) + self.skipped
         return self.skipped / ticks if ticks else 0.0
+
+    @property
+    def taken_rate(self):
+        """The states computed on per second of their stamps within the span judged [Hz] (inf: too few to say)."""
+        span = self.recent[-1][0] - self.recent[0][0] if self.recent else 0.0
+        return (len(self.recent) - 1) / span if span > 0.0 else float("inf")
 
     def take(self, stamp):
         """The stage computed on a state stamped ``stamp`` [s]; whether it is starved now."""
@@ -99,7 +111,7 @@ class Starvation:
         if len(self.recent) + self.skipped < MIN_TICKS:
             self.starved = False
         elif self.starved:
-            self.starved = self.fraction >= 0.5 * self.threshold
+            self.starved = self.fraction >= 0.5 * self.threshold and self.taken_rate < 1.25 * self.rate
         else:
-            self.starved = self.fraction > self.threshold
+            self.starved = self.fraction > self.threshold and self.taken_rate < self.rate
         return self.starved

@@ -54,7 +54,7 @@ from humanoid_balance.control.joint_trajectory import Unfollowable
 from humanoid_balance.control.limb_motion import OutOfReach
 from humanoid_balance.control.zmp_com import GainError, ZmpComGains
 from humanoid_balance.loop import BalanceStage, NoContact, Starved, balance_feet
-from humanoid_balance.loop.starvation import STARVED_ERROR
+from humanoid_balance.loop.starvation import STARVED_ERROR, STARVED_RATE
 from humanoid_balance.model import ModelError, load_robot
 from humanoid_balance.estimation.robot_state import floating_state
 from humanoid_balance.model.robot_config import check_robot_config
@@ -84,6 +84,9 @@ class CentroidalBalancerNode(LifecycleNode):
         declare_robot_parameter(self, "k_c", read_only=False)
         declare_robot_parameter(self, "support_margin")
         self.declare_parameter("input_timeout", 0.1, describe("inputs older than this are stale [s]"))
+        self.declare_parameter("starved_rate", STARVED_RATE, describe(
+            "skipping more than a fifth of the states' ticks while computing on fewer than this many a second is a "
+            "starved computer: new references are refused, the granted CoM held [Hz]", True))
         for name, tunable in parameters().items():  # the shared tunables, and each mode's gains as <mode>.<field>
             self.declare_parameter(name, tunable.parameter_default, describe(tunable.text, True))
         self.declare_parameter("world_frame", "odom", describe("frame of balance/com and the markers"))
@@ -120,7 +123,9 @@ class CentroidalBalancerNode(LifecycleNode):
             if value("contact_phases") not in CONTACT_PHASES:
                 raise ValueError(f"parameter 'contact_phases': '{value('contact_phases')}' is not one of "
                                  f"{', '.join(CONTACT_PHASES)}")
-            self.stage = BalanceStage(self.robot, config, self.extra)
+            if not value("starved_rate") > 0.0:
+                raise ValueError(f"parameter 'starved_rate': {value('starved_rate')} is not a rate above 0 Hz")
+            self.stage = BalanceStage(self.robot, config, self.extra, value("starved_rate"))
             self.core.check(self.robot.reference_q)
         except (ModelError, ValueError) as error:
             self.configuration_error = str(error)
@@ -404,11 +409,12 @@ class CentroidalBalancerNode(LifecycleNode):
         elif self.stage.holding:
             self.diagnostics.publish("WARN", "inputs stale: holding posture", values)
         elif self.stage.starvation.starved:
-            skipped = self.stage.starvation.fraction
-            self.diagnostics.publish("ERROR" if skipped > STARVED_ERROR else "WARN",
-                                     f"starved: {100 * skipped:.0f} % of the state's ticks skipped in the last second "
-                                     "(the computer is short of time: see realtime_priority); new references refused, "
-                                     "the granted CoM held", values)
+            starvation = self.stage.starvation
+            self.diagnostics.publish("ERROR" if starvation.fraction > STARVED_ERROR else "WARN",
+                                     f"starved: {100 * starvation.fraction:.0f} % of the state's ticks skipped in the "
+                                     f"last second, {starvation.taken_rate:.0f} Hz computed (the computer is short of "
+                                     "time: see realtime_priority); new references refused, the granted CoM held",
+                                     values)
         elif not self.zmp_fresh:  # the kinematic mode's ZMP/CoM control (eq. 24) holds without it
             consequence = "holding posture" if BALANCE_MODES[self.core.mode].needs_zmp else "no ZMP margin"
             self.diagnostics.publish("WARN", f"zmp stale or missing (older than input_timeout {self.input_timeout} "
