@@ -1,0 +1,102 @@
+"""Plausibility of the state inputs (estimation.plausibility): a reading beyond what the quantity can have moved since
+the last accepted one is refused, readings that agree with each other away from it for long enough are taken over,
+readings that do not (a fuzzer) never are; the bounds from the robot's model against its URDF and the fall of a
+point mass."""
+import math
+import xml.etree.ElementTree as ElementTree
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_balance.estimation.plausibility import (PERSISTENCE, MotionGate, base_bounds, joint_speed_bounds,
+                                                      rotation_difference, weight_ratio)
+
+PERIOD = 0.01  # [s] 100 Hz
+
+
+def test_a_reading_beyond_the_rate_is_refused_and_the_next_good_one_taken():
+    gate = MotionGate(rate=1.0, tolerance=0.01)
+    for k in range(50):  # moving at 0.9 m/s
+        assert gate.check(np.array([0.009 * k]), PERIOD * k).accepted
+    jump = gate.check(np.array([0.441 + 0.5]), 0.5)  # 0.5 m from the last (0.441 m at 0.49 s) in 0.01 s
+    assert not jump.accepted and jump.step == pytest.approx(0.5, abs=1e-9)
+    assert jump.allowed == pytest.approx(1.0 * 0.01 + 0.01)
+    assert gate.check(np.array([0.459]), 0.51).accepted  # back on track: 0.018 m in 0.02 s from the last accepted
+    np.testing.assert_array_equal(gate.value, [0.459])
+
+
+def test_a_fuzzer_is_never_taken_over_and_the_true_readings_go_on():
+    rng = np.random.default_rng(3)
+    gate = MotionGate(rate=[1.0, 1.0, 1.0], tolerance=0.01)
+    accepted = 0
+    for k in range(1000):
+        time = PERIOD * k
+        assert gate.check(np.array([0.001 * k, 0.0, 0.9]), time).accepted
+        accepted += 1
+        for _ in range(3):  # three absurd readings per tick, each somewhere else
+            verdict = gate.check(rng.uniform(-10.0, 10.0, 3), time + 0.5 * PERIOD)
+            assert not verdict.accepted and not verdict.taken_over
+    assert gate.taken_over == 0 and accepted == 1000
+
+
+def test_a_relocalisation_is_taken_over_after_it_persists():
+    gate = MotionGate(rate=2.0, tolerance=0.05)
+    for k in range(10):
+        assert gate.check(np.array([0.0, 0.0]), PERIOD * k).accepted
+    verdicts = [gate.check(np.array([3.0, -0.5]), 0.1 + PERIOD * k) for k in range(100)]  # moved by 3 m, and stays
+    # (at 2 m/s, 1.5 s away: plausible only then)
+    taken = [k for k, verdict in enumerate(verdicts) if verdict.accepted]
+    assert taken[0] == round(PERSISTENCE / PERIOD) and verdicts[taken[0]].taken_over  # after PERSISTENCE of stamps
+    assert verdicts[taken[0]].component == 0 and verdicts[taken[0]].step == pytest.approx(3.0)
+    assert all(verdict.accepted and not verdict.taken_over for verdict in verdicts[taken[0] + 1:])
+    assert gate.taken_over == 1
+
+
+def test_a_burst_under_one_stamp_is_never_taken_over():
+    gate = MotionGate(rate=2.0, tolerance=0.05)
+    gate.check(np.zeros(3), 0.0)
+    assert not any(gate.check(np.full(3, 5.0), 0.01).accepted for _ in range(1000))
+
+
+def test_rotations_are_compared_by_their_angle():
+    gate = MotionGate(rate=3.0, tolerance=0.05, difference=rotation_difference)
+    assert gate.check(np.eye(3), 0.0).accepted
+    turned = pin.utils.rotate("z", 0.3) @ pin.utils.rotate("x", 0.2)
+    verdict = gate.check(turned, PERIOD)
+    angle = np.linalg.norm(pin.log3(turned))
+    assert not verdict.accepted and verdict.step == pytest.approx(angle) and verdict.allowed == pytest.approx(0.08)
+    assert gate.check(pin.utils.rotate("y", 0.02), 2 * PERIOD).accepted
+
+
+def test_joint_speed_bounds_are_the_urdf_s_velocity_limits(kangaroo_floating):
+    robot, _ = kangaroo_floating
+    names = list(robot.output_names)
+    bounds = joint_speed_bounds(robot, names, 1.5)
+    urdf = ElementTree.parse(robot.urdf_path).getroot()
+    for name, bound in zip(names, bounds):
+        limit = urdf.find(f"joint[@name='{name}']/limit")
+        velocity = 0.0 if limit is None else float(limit.get("velocity", 0.0))
+        assert bound == (1.5 * velocity if velocity > 0 else math.inf), name
+
+
+def test_base_bounds_are_twice_a_fall_from_the_com_height(kangaroo_floating):
+    robot, _ = kangaroo_floating
+    speed, angular = base_bounds(robot, 0.9)
+    assert speed == pytest.approx(2 * math.sqrt(2 * 9.81 * 0.9), rel=1e-3) and angular == pytest.approx(speed / 0.9)
+    assert weight_ratio([0.0, 0.0, robot.total_mass * 9.81 * 2], robot) == pytest.approx(2.0, rel=1e-3)
+
+
+def test_a_stamp_ahead_of_the_receiver_s_clock_claims_no_more_time():
+    gate = MotionGate(rate=8.0, tolerance=0.05)
+    assert gate.check(np.zeros(3), 10.0, clock=10.0).accepted
+    # stamped 0.45 s ahead, received 5 ms later: 8 m/s × 0.45 s would allow 3.6 m, 5 ms allows 0.09 m
+    assert not gate.check(np.array([3.0, 0.0, 0.0]), 10.45, clock=10.005).accepted
+    assert gate.check(np.array([3.0, 0.0, 0.0]), 10.45).accepted  # without the clock the stamps are believed
+
+
+def test_a_component_without_a_bound_takes_any_step():
+    gate = MotionGate(rate=[1.0, math.inf], tolerance=0.01)
+    gate.check(np.zeros(2), 0.0)
+    assert gate.check(np.array([0.0, 100.0]), 0.0).accepted
+    assert not gate.check(np.array([1.0, 100.0]), 0.0).accepted
