@@ -454,6 +454,11 @@ class BalanceController:
         NaN without contact or ZMP) — for diagnostics, away from the control path."""
         return self.sole_support.zmp_margin(zmp)
 
+    def soles_margin(self, point):
+        """Distance [m] of ``point`` inside the hull of every sole at the last update (negative outside; NaN before
+        one) — for the plausibility of a measured ZMP (control.support.SoleSupport.soles_margin)."""
+        return self.sole_support.soles_margin(point)
+
     def _step(self, state, dt, com, com_velocity, omega, placements, active, support):
         """The tick's StepTick (control.stepping): the feet to stand on, the swing sole's twist, the CoM reference's
         shift; standing still when the mode does not step."""

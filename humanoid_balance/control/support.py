@@ -82,6 +82,15 @@ class SoleSupport:
             return float("nan")
         return self.current.polygon.depth(zmp)
 
+    def soles_margin(self, point):
+        """Distance [m] of ``point`` inside the nearest edge of the hull of every sole, in contact or not, where the
+        last update found them (negative outside; NaN before one): a measured ZMP lags a foot's lift-off, yet never
+        leaves the feet."""
+        placements = self.standing[1]
+        if point is None or not placements:
+            return float("nan")
+        return self.support(tuple(range(len(placements))), placements, current=False).polygon.depth(point)
+
 
 def support_roles(feet, base, active):
     """The embedded-motion roles of the feet (names) when the support (base) section ``base`` has lost its contact:

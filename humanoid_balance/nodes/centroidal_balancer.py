@@ -62,6 +62,7 @@ from humanoid_balance.nodes.balance_diagnostics import at_a_limit, status_values
 from humanoid_balance.nodes.diagnostics import Diagnostics
 from humanoid_balance.nodes.entry import autostarted, run
 from humanoid_balance.nodes.input_guard import InputGuard, LatestInput, PairedInput, advertise, subscribe, timer
+from humanoid_balance.nodes.plausibility import Plausibility, declare as declare_plausibility
 from humanoid_balance.nodes.parameters import declare_robot, declare_robot_parameter, describe
 from humanoid_balance.nodes.qos import CHANGES_QOS, COMPANION_QOS, LATEST_QOS, RELIABLE_QOS
 from humanoid_balance.nodes.limitations import Limitations
@@ -84,6 +85,9 @@ class CentroidalBalancerNode(LifecycleNode):
         declare_robot_parameter(self, "k_c", read_only=False)
         declare_robot_parameter(self, "support_margin")
         self.declare_parameter("input_timeout", 0.1, describe("inputs older than this are stale [s]"))
+        declare_plausibility(self)
+        self.max_zmp_outside = self.declare_parameter("max_zmp_outside", 0.05, describe(
+            "a zmp farther outside the soles (in contact or not: it lags a lift-off) is implausible [m]", True)).value
         self.declare_parameter("starved_rate", STARVED_RATE, describe(
             "skipping more than a fifth of the states' ticks while computing on fewer than this many a second is a "
             "starved computer: new references are refused, the granted CoM held [Hz]", True))
@@ -127,12 +131,15 @@ class CentroidalBalancerNode(LifecycleNode):
                 raise ValueError(f"parameter 'starved_rate': {value('starved_rate')} is not a rate above 0 Hz")
             self.stage = BalanceStage(self.robot, config, self.extra, value("starved_rate"))
             self.core.check(self.robot.reference_q)
+            self.plausibility = Plausibility(self, self.robot, robot_config.soles)
         except (ModelError, ValueError) as error:
             self.configuration_error = str(error)
             self.get_logger().error(f"configuration refused: {error}")
             return TransitionCallbackReturn.FAILURE
         self.feet = feet
         self.joints = JointStateReader("estimated_joint_states", self.robot.joint_names)
+        self.joint_gate, self.base_gate = self.plausibility.joint_gate(self.robot.joint_names), \
+            self.plausibility.base_gate()
         self.commands = JointStateWriter(self.robot.output_names)
         self.rate = RateMeter()
         self.timing = CallbackTiming()
@@ -225,18 +232,24 @@ class CentroidalBalancerNode(LifecycleNode):
 
     # -- inputs ---------------------------------------------------------------------------------------
     def on_odom(self, message):
-        self.guard.check_stamp("odom", message.header.stamp)
+        time = self.guard.check_stamp("odom", message.header.stamp)
         check_frame(message.header, self.world_frame, "odom")
         pose, twist = message.pose.pose, message.twist.twist
         position = finite(vector_values(pose.position), "odom", "position")
         quaternion = unit_quaternion(pose.orientation, "odom", "orientation")
         velocity = finite(vector_values(twist.linear, twist.angular), "odom", "twist")
+        self.plausibility.check_base(self.base_gate, position, quaternion, time, "odom")
         self.odom.set(message.header.stamp, (np.concatenate([position, quaternion]), velocity))
 
     def on_zmp(self, message):
         self.guard.check_stamp("zmp", message.header.stamp)
         check_frame(message.header, self.world_frame, "zmp")
-        self.zmp.set(finite(vector_values(message.point), "zmp", "point"))
+        zmp = finite(vector_values(message.point), "zmp", "point")
+        outside = -self.core.soles_margin(zmp)  # from the hull of the soles at the last update (NaN: none)
+        if outside > self.max_zmp_outside:
+            raise RejectedMessage("implausible", f"zmp: {outside:.3g} m outside the soles (at most "
+                                  f"{self.max_zmp_outside:g} m plausibly)")
+        self.zmp.set(zmp)
 
     def on_com_reference(self, message):
         check_frame(message.header, self.world_frame, "balance/com_reference")
@@ -266,6 +279,7 @@ class CentroidalBalancerNode(LifecycleNode):
         topic = f"contact/{self.feet[foot].name}/wrench"
         check_frame(message.header, self.feet[foot].sole, topic)
         wrench = finite(vector_values(message.wrench.force, message.wrench.torque), topic, "wrench")
+        self.plausibility.check_force(wrench[:3], topic)
         self.sole_wrenches[foot].set(wrench)
         if self.phases_from_forces:
             self.stage.observe_normal_force(foot, wrench[2])
@@ -314,6 +328,8 @@ class CentroidalBalancerNode(LifecycleNode):
         timing = self.timing.begin()
         time = self.guard.check_stamp("estimated_joint_states", message.header.stamp)
         positions, velocities, _, _ = self.joints.read(message)
+        self.plausibility.check_joints(self.joint_gate, positions, time, "estimated_joint_states",
+                                       self.robot.joint_names)
         base = self.odom.of(message.header.stamp)  # the base of the same state
         if base is None:
             return
@@ -402,6 +418,7 @@ class CentroidalBalancerNode(LifecycleNode):
         values["state ticks skipped in the last second [%]"] = 100.0 * self.stage.starvation.fraction
         values.update(self.limitations.figures())
         values.update(self.timing.figures())
+        values["implausible readings taken over"] = self.plausibility.taken_over
         values.update(self.guard.figures())
         if self.last_input_time is None:
             self.diagnostics.publish("WARN", f"waiting for {self.resolve_topic_name('estimated_joint_states')} and "

@@ -40,6 +40,7 @@ from humanoid_balance.nodes.entry import run
 from humanoid_balance.nodes.input_guard import (InputGuard, LatestInput, PairedInput, StampedInput, advertise,
                                                  subscribe, timer)
 from humanoid_balance.nodes.parameters import declare_robot, describe
+from humanoid_balance.nodes.plausibility import Plausibility
 from humanoid_balance.nodes.qos import CHANGES_QOS, COMPANION_QOS, LATEST_QOS, RELIABLE_QOS, SENSOR_QOS
 from humanoid_balance.nodes.messages import (JointStateReader, RejectedMessage, WrenchWriter, check_frame, finite,
                                              imu_reading, point_message, unit_quaternion, vector_values)
@@ -96,6 +97,9 @@ class ContactEstimatorNode(Node):
         self.lifted = {foot: LatestInput(self, lift_timeout) for foot in self.feet}
 
         self.joints = JointStateReader("estimated_joint_states", self.robot.joint_names)
+        self.plausibility = Plausibility(self, self.robot, soles)
+        self.joint_gate, self.base_gate = self.plausibility.joint_gate(self.robot.joint_names), \
+            self.plausibility.base_gate()
         self.actuated = self.robot.actuated_v - self.robot.base_nv  # their places among every joint
         self.guard = InputGuard(self, "estimated_joint_states")
         self.rate = RateMeter()
@@ -134,10 +138,11 @@ class ContactEstimatorNode(Node):
         timer(self, 1.0, self.publish_diagnostics)
 
     def on_odom(self, message):
-        self.guard.check_stamp("odom", message.header.stamp)
+        time = self.guard.check_stamp("odom", message.header.stamp)
         check_frame(message.header, self.world_frame, "odom")
         position = finite(vector_values(message.pose.pose.position), "odom", "position")
         quaternion = unit_quaternion(message.pose.pose.orientation, "odom")
+        self.plausibility.check_base(self.base_gate, position, quaternion, time, "odom")
         self.odom.set(message.header.stamp, (position, quaternion))
 
     def on_imu(self, message):
@@ -151,6 +156,7 @@ class ContactEstimatorNode(Node):
             raise RejectedMessage("unknown_frame", f"{topic}: frame_id '{message.header.frame_id}' is not a "
                                   "frame of the URDF")
         wrench = finite(vector_values(message.wrench.force, message.wrench.torque), topic, "wrench")
+        self.plausibility.check_force(wrench[:3], topic)
         self.sensor[foot].set((message.header.frame_id, wrench))
 
     def silent_feet(self):
@@ -160,6 +166,8 @@ class ContactEstimatorNode(Node):
         timing = self.timing.begin()
         time = self.guard.check_stamp("estimated_joint_states", message.header.stamp)
         positions, _, efforts, _ = self.joints.read(message)
+        self.plausibility.check_joints(self.joint_gate, positions, time, "estimated_joint_states",
+                                       self.robot.joint_names)
         if self.mode == ACTUATOR_FORCES and efforts is None:
             raise RejectedMessage("missing_efforts", "estimated_joint_states: no efforts (actuator_forces mode)")
         q = self.core.configuration(positions, *(self.odom.of(message.header.stamp) or LEVEL_BASE))
@@ -230,6 +238,7 @@ class ContactEstimatorNode(Node):
                                           f"off: no {self.resolve_topic_name('imu')} within {self.imu_timeout} s (the "
                                           "robot is taken as supported)")
         values.update(self.timing.figures())
+        values["implausible readings taken over"] = self.plausibility.taken_over
         values.update(self.guard.figures())
         if self.last is None:
             self.diagnostics.publish("WARN", f"waiting for {self.resolve_topic_name('estimated_joint_states')}", values)

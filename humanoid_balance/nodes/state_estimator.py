@@ -38,6 +38,7 @@ from humanoid_balance.nodes.diagnostics import Diagnostics
 from humanoid_balance.nodes.entry import run
 from humanoid_balance.nodes.input_guard import InputGuard, LatestInput, advertise, subscribe, timer
 from humanoid_balance.nodes.parameters import declare_robot, describe
+from humanoid_balance.nodes.plausibility import Plausibility
 from humanoid_balance.nodes.qos import CHANGES_QOS, RELIABLE_QOS, SENSOR_QOS
 from humanoid_balance.nodes.messages import (JointStateReader, JointStateWriter, OdometryWriter, contact_phase,
                                              imu_reading)
@@ -93,6 +94,8 @@ class StateEstimatorNode(Node):
         self.load_offsets()
 
         self.joints = JointStateReader("joint_states", self.robot.actuated_names, optional=self.robot.measured_names)
+        self.plausibility = Plausibility(self, self.robot, config.soles)
+        self.joint_gate = self.plausibility.joint_gate(self.robot.actuated_names)
         self.estimates = JointStateWriter(self.robot.joint_names)
         self.odometry = OdometryWriter(odom_frame, self.base_frame)
         self.efforts = np.zeros(self.robot.nv)  # passive joints carry no motor effort
@@ -150,6 +153,7 @@ class StateEstimatorNode(Node):
         timing = self.timing.begin()
         time = self.guard.check_stamp("joint_states", message.header.stamp)
         positions, velocities, efforts, measured = self.joints.read(message)
+        self.plausibility.check_joints(self.joint_gate, positions, time, "joint_states", self.robot.actuated_names)
         self.last_reading = (positions, measured)
         imu = self.imu or LEVEL_IMU
         timing.lap()
@@ -227,6 +231,7 @@ class StateEstimatorNode(Node):
                   "contacts from": "contact/<foot>/state" if self.contacts() is not None else
                   "the lowest soles (no fresh contact/<foot>/state of every foot)"}
         values.update(self.timing.figures())
+        values["implausible readings taken over"] = self.plausibility.taken_over
         values.update(self.guard.figures())
         if self.last_state is None:
             waiting = [f"waiting for {self.resolve_topic_name('joint_states')}", self.offsets_problem]

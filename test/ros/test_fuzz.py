@@ -1,5 +1,7 @@
 """Fuzz on the running chain (issue 20), node by node: thousands of bad messages, mixed, on every topic the node
-subscribes to (found in the DDS graph, so a new input cannot be missed), alongside the chain's own valid stream.
+subscribes to (found in the DDS graph, so a new input cannot be missed), alongside the chain's own valid stream —
+malformed ones, and well-formed ones that cannot be (issue 54): a base 1 m away or turned by 1 rad since the tick
+before, a joint 1 rad or 1 m away, a ZMP 1 m ahead of the feet, a foot pushing with 20 times the robot's weight.
 The node stays alive, counts every kind of rejection, keeps answering the plant's ticks from the valid stream (a
 rejected stamp is never adopted), every output of the suite stays finite and within the URDF's and the actuators'
 limits, and afterwards the commands and the robot are where they were. The plant runs in lockstep here, so that
@@ -35,13 +37,15 @@ def fuzz_catalogue(chain, node):
     config = load_robot_config(robot_config_file(DEFAULT_ROBOT))
     robot, latest = chain.robot_model, chain.watch.latest
     command_upper = robot.position_limits(robot.output_names)[1]
+    weight = robot.total_mass * 9.81  # [N]
     makers = {
-        "joint_states": lambda: fuzz_messages.joint_states(latest["joint_states"]),
+        "joint_states": lambda: fuzz_messages.joint_states(latest["joint_states"], implausible=True),
         "imu": lambda: fuzz_messages.imu(latest["imu"]),
         "odom": lambda: fuzz_messages.odometry(latest["odom"]),
-        "zmp": lambda: fuzz_messages.point(latest["zmp"]),
+        "zmp": lambda: fuzz_messages.point(latest["zmp"], implausible=True),
         "balance/com_reference": lambda: fuzz_messages.point(latest["zmp"], stamped=False),
-        "estimated_joint_states": lambda: fuzz_messages.joint_states(latest["estimated_joint_states"]),
+        "estimated_joint_states": lambda: fuzz_messages.joint_states(latest["estimated_joint_states"],
+                                                                     implausible=True),
         "balance/joint_command": lambda: fuzz_messages.joint_states(latest["balance/joint_command"],
                                                                     (0, command_upper[0] + 1.0)),
         "actuator_commands": lambda: fuzz_messages.actuator_commands(latest["actuator_commands"]),
@@ -49,7 +53,7 @@ def fuzz_catalogue(chain, node):
     }
     for foot, sole in zip(config.feet, config.soles):
         makers[f"contact/{foot}/state"] = fuzz_messages.contact_state
-        makers[f"contact/{foot}/wrench"] = lambda sole=sole: fuzz_messages.sole_wrench(sole)
+        makers[f"contact/{foot}/wrench"] = lambda sole=sole: fuzz_messages.sole_wrench(sole, 20 * weight)
         makers[f"balance/{foot}/step"] = lambda: fuzz_messages.pose("odom")
         makers[f"balance/{foot}/lifted"] = lambda: []  # std_msgs/Bool: no value of it is malformed
     for limb in config.busy_limbs:

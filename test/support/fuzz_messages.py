@@ -31,9 +31,9 @@ def _stamps(template):
             ("stamp_future", set_stamp(copy.deepcopy(template), FAR_FUTURE))]
 
 
-def joint_states(template, outside_limits=None):
+def joint_states(template, outside_limits=None, implausible=False):
     """From a valid JointState of the topic; ``outside_limits``: (index, value) of an output beyond its URDF limits
-    (for a topic of commands)."""
+    (for a topic of commands); ``implausible``: with a joint 1 rad (or 1 m) from where it is (for a topic of state)."""
     def changed(**fields):
         message = copy.deepcopy(template)
         for name, value in fields.items():
@@ -50,6 +50,8 @@ def joint_states(template, outside_limits=None):
               *_stamps(template)]
     if len(template.velocity):
         faults.append(("not_finite", changed(velocity=[math.inf] * len(names))))
+    if implausible:
+        faults.append(("implausible", changed(position=[position[0] + 1.0] + position[1:])))
     if outside_limits is not None:
         index, value = outside_limits
         faults.append(("outside_limits", changed(position=position[:index] + [value] + position[index + 1:])))
@@ -75,29 +77,38 @@ def imu(template):
 
 
 def odometry(template):
-    def changed(quaternion=None, z=None, frame=None):
+    """Odometry faults, among them a base 1 m away and one turned by 1 rad about the vertical (implausible)."""
+    def changed(quaternion=None, z=None, frame=None, x=None):
         message = copy.deepcopy(template)
         if quaternion is not None:
             o = message.pose.pose.orientation
             o.x, o.y, o.z, o.w = quaternion
         if z is not None:
             message.pose.pose.position.z = z
+        if x is not None:
+            message.pose.pose.position.x = x
         if frame is not None:
             message.header.frame_id = frame
         return message
 
+    o = template.pose.pose.orientation
+    s, c = math.sin(0.5), math.cos(0.5)  # (0, 0, s, c) ⊗ (x, y, z, w): turned by 1 rad about the world's z
+    turned = (c * o.x - s * o.y, c * o.y + s * o.x, c * o.z + s * o.w, c * o.w - s * o.z)
     return [("not_unit", changed(quaternion=(0.0, 0.0, 0.0, 0.0))),
             ("not_unit", changed(quaternion=(2.0, 0.0, 0.0, 0.0))), ("not_finite", changed(z=math.nan)),
-            ("unknown_frame", changed(frame=LONG_NAME)), *_stamps(template)]
+            ("unknown_frame", changed(frame=LONG_NAME)), ("implausible", changed(x=template.pose.pose.position.x + 1.0)),
+            ("implausible", changed(quaternion=turned)), *_stamps(template)]
 
 
-def point(template, stamped=True):
+def point(template, stamped=True, implausible=False):
     """PointStamped; ``stamped``: the node checks its stamps (else only content faults, since a valid point with
-    any stamp would be taken)."""
-    nan, frame = copy.deepcopy(template), copy.deepcopy(template)
+    any stamp would be taken); ``implausible``: with a point 1 m ahead (a ZMP outside every sole)."""
+    nan, frame, ahead = copy.deepcopy(template), copy.deepcopy(template), copy.deepcopy(template)
     nan.point.y = math.nan
     frame.header.frame_id = "nowhere"
-    return [("not_finite", nan), ("unknown_frame", frame)] + (_stamps(template) if stamped else [])
+    ahead.point.x += 1.0
+    return [("not_finite", nan), ("unknown_frame", frame)] + (_stamps(template) if stamped else []) + \
+        ([("implausible", ahead)] if implausible else [])
 
 
 def pose(frame):
@@ -148,14 +159,15 @@ def actuator_commands(template):
             ("length_mismatch", Float64MultiArray(data=[]))]
 
 
-def sole_wrench(sole):
-    """contact/<foot>/wrench: in another frame than the foot's sole, or with a NaN."""
-    elsewhere, nan = WrenchStamped(), WrenchStamped()
+def sole_wrench(sole, absurd_force):
+    """contact/<foot>/wrench: in another frame than the foot's sole, with a NaN, or pushing ``absurd_force`` [N]."""
+    elsewhere, nan, absurd = WrenchStamped(), WrenchStamped(), WrenchStamped()
     elsewhere.header.frame_id = LONG_NAME
     elsewhere.wrench.force.z = 100.0
-    nan.header.frame_id = sole
+    nan.header.frame_id = absurd.header.frame_id = sole
     nan.wrench.torque.y = math.nan
-    return [("unknown_frame", elsewhere), ("not_finite", nan)]
+    absurd.wrench.force.z = absurd_force
+    return [("unknown_frame", elsewhere), ("not_finite", nan), ("implausible", absurd)]
 
 
 def push():

@@ -1,6 +1,7 @@
 """The balance's support stage (control.support) against polygons computed by hand: two soles 0.2 m × 0.1 m, their
 centres 0.2 m apart sideways, the right one turned by 90° in a second case; the CoM's load-sharing region, the limbs'
-shrunk polygon, the ZMP margin; the support section handed over when its foot lifts."""
+shrunk polygon, the ZMP margin and the soles' (a measured ZMP's plausibility); the support section handed over when its
+foot lifts."""
 import math
 
 import numpy as np
@@ -68,6 +69,19 @@ def test_zmp_margin_of_the_last_update():
     soles.support((), [LEFT, RIGHT])
     soles.stood((), [LEFT, RIGHT])
     assert soles.supported is False and math.isnan(soles.zmp_margin(np.zeros(2)))  # in the air
+
+
+def test_the_soles_margin_takes_every_sole_in_contact_or_not():
+    """The plausibility of a measured ZMP: the hull of both soles (x in [-0.1, 0.1], y in [-0.15, 0.15]) whatever
+    stands, since a measured ZMP lags a lift-off; NaN before an update."""
+    soles = stage()
+    assert math.isnan(soles.soles_margin(np.zeros(2)))
+    soles.support((1,), [LEFT, RIGHT])
+    soles.stood((1,), [LEFT, RIGHT])  # on the right foot: (0, 0.05) is outside its sole, inside the hull
+    assert soles.zmp_margin(np.array([0.0, 0.05])) == pytest.approx(-0.1)
+    assert soles.soles_margin(np.array([0.0, 0.05])) == pytest.approx(0.1)
+    assert soles.soles_margin(np.array([1.0, 0.0])) == pytest.approx(-0.9)
+    assert math.isnan(soles.soles_margin(None))
 
 
 def test_the_support_section_moves_to_a_foot_in_contact():

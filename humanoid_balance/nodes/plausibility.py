@@ -1,0 +1,117 @@
+"""A node's plausibility checks on the state it reads (estimation.plausibility, issue 54 item 1): the parameters that
+bound a reading (defaults from the robot's model), the gates of its inputs, a reading beyond them rejected as
+``implausible`` (counted, the last good state kept), and a disagreement that persisted taken over with a warning and
+a count in /diagnostics — never silently."""
+import numpy as np
+import pinocchio as pin
+
+from humanoid_balance.estimation.plausibility import (PERSISTENCE, MotionGate, base_bounds, joint_speed_bounds,
+                                                      pose_difference, weight_ratio)
+from humanoid_balance.nodes.messages import RejectedMessage
+from humanoid_balance.nodes.parameters import describe
+
+__all__ = ["Plausibility", "PARAMETERS", "declare"]
+
+BASE_COMPONENTS, BASE_UNITS = ("the base's x", "the base's y", "the base's z", "the base's attitude"), ("m",) * 3 + ("rad",)
+PARAMETERS = {  # name → (default, description); a base bound of 0: from the robot's model
+    "max_joint_speed_ratio": (1.5, "a joint reading that moved more than this many times its URDF velocity limit "
+                                   "since the last accepted one (plus joint_step_tolerance) is implausible"),
+    "joint_step_tolerance": (0.05, "what a joint reading may move on top of its speed limit [rad or m]"),
+    "max_base_speed": (0.0, "a base position that moved faster since the last accepted one is implausible [m/s] "
+                            "(0: twice a fall from the standing CoM height, √(2 g h))"),
+    "max_base_angular_speed": (0.0, "a base attitude that turned faster is implausible [rad/s] (0: max_base_speed "
+                                    "about the feet, over the standing CoM height)"),
+    "base_step_tolerance": (0.05, "what a base position may move on top of its speed bound [m]"),
+    "attitude_step_tolerance": (0.1, "what a base attitude may turn on top of its angular speed bound [rad]"),
+    "implausible_takeover_time": (PERSISTENCE, "implausible readings that agree with each other for this long [s of "
+                                               "their stamps] are taken over (a reset, a relocalisation) and reported"),
+    "max_contact_force_ratio": (6.0, "a contact force beyond this many times the robot's weight is implausible"),
+}
+
+
+def declare(node):
+    """Declare the PARAMETERS on ``node`` (once: a lifecycle node declares them before it is configured, since a
+    parameter declared in a transition is also a parameter change)."""
+    for name, (default, text) in PARAMETERS.items():
+        if not node.has_parameter(name):
+            node.declare_parameter(name, default, describe(text, True))
+
+
+def standing_com_height(robot, soles):
+    """The CoM's height above the lowest of the ``soles`` (frame names) in the robot's reference posture [m]."""
+    data = robot.model.createData()
+    com = pin.centerOfMass(robot.model, data, robot.reference_q)
+    pin.updateFramePlacements(robot.model, data)
+    return float(com[2] - min(data.oMf[robot.model.getFrameId(sole)].translation[2] for sole in soles))
+
+
+class Plausibility:
+    """The plausibility parameters of ``node`` (declared here unless :func:`declare` did) for ``robot`` standing on
+    ``soles``, and its checks.
+
+    Raises:
+        ValueError: naming the parameter, for a bound that is not above 0 (a base bound of 0: from the model).
+    """
+
+    def __init__(self, node, robot, soles):
+        self.node, self.robot, self.clock = node, robot, node.get_clock()
+        declare(node)
+        value = {name: node.get_parameter(name).value for name in PARAMETERS}
+        for name, number in value.items():
+            if not number >= 0.0 or (name != "max_base_speed" and name != "max_base_angular_speed" and number == 0.0):
+                raise ValueError(f"parameter '{name}': {number} must be above 0")
+        self.value = value
+        speed, angular = base_bounds(robot, standing_com_height(robot, soles))
+        self.base_speed = value["max_base_speed"] or speed
+        self.base_angular_speed = value["max_base_angular_speed"] or angular
+        self.taken_over = 0   # disagreements taken over, every input
+
+    def joint_gate(self, names):
+        """The MotionGate of the positions of the joints ``names``."""
+        return MotionGate(joint_speed_bounds(self.robot, names, self.value["max_joint_speed_ratio"]),
+                          self.value["joint_step_tolerance"], self.value["implausible_takeover_time"])
+
+    def base_gate(self):
+        """The MotionGate of a base pose (position, rotation matrix): its position and its attitude."""
+        speed, angular = self.base_speed, self.base_angular_speed
+        return MotionGate([speed, speed, speed, angular], [self.value["base_step_tolerance"]] * 3
+                          + [self.value["attitude_step_tolerance"]], self.value["implausible_takeover_time"],
+                          pose_difference)
+
+    def check(self, gate, value, time, topic, names, units):
+        """Pass ``value`` stamped ``time`` [s] through ``gate``; RejectedMessage('implausible') naming the component
+        (``names``, ``units``: the components') when it is refused; a warning when it is taken over."""
+        verdict = gate.check(value, time, self.clock.now().nanoseconds * 1e-9)
+        if verdict.accepted and not verdict.taken_over:
+            return
+        what, unit = names[verdict.component], units[verdict.component]
+        if verdict.taken_over:
+            self.taken_over += 1
+            self.node.get_logger().warning(
+                f"{topic}: {what} {verdict.step:.3g} {unit} from the last accepted reading for "
+                f"{self.value['implausible_takeover_time']} s: taken over (a reset or a relocalisation?)")
+            return
+        raise RejectedMessage("implausible", f"{topic}: {what} moved {verdict.step:.3g} {unit} since the last accepted "
+                              f"reading, {verdict.allowed:.3g} {unit} at most plausibly")
+
+    def check_joints(self, gate, positions, time, topic, names):
+        """Joint ``positions`` of the joints ``names`` [rad or m] through their gate (:meth:`joint_gate`)."""
+        self.check(gate, positions, time, topic, [f"joint '{name}'" for name in names], self.joint_units(names))
+
+    def joint_units(self, names):
+        """'m' for a prismatic joint of ``names``, 'rad' for the others."""
+        model = self.robot.model
+        return ["m" if model.joints[model.getJointId(name)].shortname().startswith("JointModelP") else "rad"
+                for name in names]
+
+    def check_base(self, gate, position, quaternion_xyzw, time, topic):
+        """A base pose (position [m], unit quaternion x, y, z, w) through its gate (:meth:`base_gate`)."""
+        rotation = pin.Quaternion(np.asarray(quaternion_xyzw, dtype=float)).toRotationMatrix()
+        self.check(gate, (np.asarray(position, dtype=float), rotation), time, topic, BASE_COMPONENTS, BASE_UNITS)
+
+    def check_force(self, force, topic):
+        """RejectedMessage('implausible') for a contact force [N] beyond max_contact_force_ratio times the weight."""
+        ratio = weight_ratio(force, self.robot)
+        if ratio > self.value["max_contact_force_ratio"]:
+            raise RejectedMessage("implausible", f"{topic}: a force of {ratio:.3g} times the robot's weight (at most "
+                                  f"{self.value['max_contact_force_ratio']:g} plausibly)")
