@@ -119,8 +119,9 @@ def joint_speed_bounds(robot, names, ratio):
 
 def base_bounds(robot, com_height):
     """The floating base's speed [m/s] and angular speed [rad/s] no humanoid standing with its CoM ``com_height`` [m]
-    above its soles reaches: twice the speed of a fall from that height, √(2 g h), and that speed about the feet."""
-    speed = 2.0 * math.sqrt(2.0 * _gravity(robot) * com_height)
+    above its soles reaches: the speed of a fall from that height, √(2 g h) (a push that throws it faster is not
+    one it stands), and that speed about the feet."""
+    speed = math.sqrt(2.0 * _gravity(robot) * com_height)
     return speed, speed / com_height
 
 

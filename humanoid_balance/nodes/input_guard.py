@@ -216,7 +216,7 @@ class PairedInput:
     """The companion of a node's main input: published with it under the same stamp (odom with
     estimated_joint_states, from one state of the state estimator), and read with the main message of its stamp —
     not with whichever arrived last. The last few are kept by stamp (COMPANION_QOS); a main message whose companion
-    has not arrived takes the newest one, and is counted (:attr:`unpaired`)."""
+    has not arrived takes the newest one before it, and is counted (:attr:`unpaired`)."""
 
     __slots__ = ("values", "unpaired")
 
@@ -228,7 +228,8 @@ class PairedInput:
         self.values.append(((stamp.sec, stamp.nanosec), value))
 
     def of(self, stamp):
-        """The value stamped ``stamp`` (a builtin_interfaces Time), else the newest (counted); None before one."""
+        """The value stamped ``stamp`` (a builtin_interfaces Time), else the newest not stamped after it (a companion
+        stamped ahead is not the state of this one), else the oldest — these counted; None before one."""
         if not self.values:
             return None
         key = (stamp.sec, stamp.nanosec)
@@ -236,7 +237,7 @@ class PairedInput:
             if value_stamp == key:
                 return value
         self.unpaired += 1
-        return self.values[-1][1]
+        return next((value for value_stamp, value in reversed(self.values) if value_stamp < key), self.values[0][1])
 
 
 def call_guarded(guard, where, callback, *message, counted=True):

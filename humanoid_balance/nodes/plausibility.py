@@ -18,11 +18,11 @@ PARAMETERS = {  # name → (default, description); a base bound of 0: from the r
                                    "since the last accepted one (plus joint_step_tolerance) is implausible"),
     "joint_step_tolerance": (0.05, "what a joint reading may move on top of its speed limit [rad or m]"),
     "max_base_speed": (0.0, "a base position that moved faster since the last accepted one is implausible [m/s] "
-                            "(0: twice a fall from the standing CoM height, √(2 g h))"),
+                            "(0: the speed of a fall from the standing CoM height, √(2 g h))"),
     "max_base_angular_speed": (0.0, "a base attitude that turned faster is implausible [rad/s] (0: max_base_speed "
                                     "about the feet, over the standing CoM height)"),
-    "base_step_tolerance": (0.05, "what a base position may move on top of its speed bound [m]"),
-    "attitude_step_tolerance": (0.1, "what a base attitude may turn on top of its angular speed bound [rad]"),
+    "base_step_tolerance": (0.02, "what a base position may move on top of its speed bound [m]"),
+    "attitude_step_tolerance": (0.05, "what a base attitude may turn on top of its angular speed bound [rad]"),
     "implausible_takeover_time": (PERSISTENCE, "implausible readings that agree with each other for this long [s of "
                                                "their stamps] are taken over (a reset, a relocalisation) and reported"),
     "max_contact_force_ratio": (6.0, "a contact force beyond this many times the robot's weight is implausible"),
