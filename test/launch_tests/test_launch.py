@@ -64,10 +64,14 @@ def test_launch_test_passes_on_the_install_space(install_space, launch_test, tmp
 
 
 def ros2_launch(install_space, *arguments):
-    """``ros2 launch humanoid_balance ARGUMENTS`` in its own process group, as a terminal starts it."""
+    """``ros2 launch humanoid_balance ARGUMENTS`` in its own process group, as a terminal starts it: with Ctrl-C's
+    SIGINT at its default disposition, whatever this process inherited (a test run started in the background of a
+    shell without job control ignores SIGINT, and so would a launch it starts: launch relies on Python's default
+    SIGINT handler, which Python does not install over an ignored signal)."""
     return subprocess.Popen(["ros2", "launch", "humanoid_balance", *arguments], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, cwd=install_space.root,
-                            env=install_space.environment, start_new_session=True)
+                            env=install_space.environment, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def ended(process, timeout):
