@@ -7,7 +7,10 @@ seconds), so that it is tested without a node:
 - a stamp before the last accepted one is rejected (``stamp_backwards``);
 - a stamp more than ``max_lead`` [s] ahead of the node's clock is rejected (``stamp_future``) and not adopted, so
   one far-future stamp cannot make the valid messages after it look old (the check waits for the clock: a node on
-  sim time before its first /clock, whose clock reads 0);
+  sim time before its first /clock, whose clock reads 0); one ahead within ``max_lead`` is accepted, but the topic's
+  clock moves only as far as the node's: a message stamped ahead of when it arrived cannot make the valid ones after
+  it look old either (a bad publisher's stamps up to 0.5 s ahead once held a node's real stream back as
+  ``stamp_backwards`` until the clock-jump rule followed it);
 - ``jump_messages`` out-of-line stamps in a row, of one kind and going forward among themselves, are a jump of the
   source's clock (a restarted driver or simulator, a clock step): accepted, reported once and followed.
 """
@@ -88,5 +91,8 @@ class StampPolicy:
                              track.last if track.last is not None else verdict.now, track.run)
             if jump.ahead:
                 track.offset = verdict.seconds - verdict.now
-        track.last, track.run = verdict.seconds, 0
+        seconds = verdict.seconds
+        if verdict.now > 0.0:  # no further than the node's clock (and the source's followed lead over it)
+            seconds = min(seconds, verdict.now + track.offset)
+        track.last, track.run = seconds, 0
         return jump

@@ -42,6 +42,17 @@ def test_a_stamp_too_far_ahead_is_rejected_and_does_not_make_the_next_ones_old()
     assert accept(policy, "imu", NOW + 0.9) is None  # within max_lead
 
 
+def test_a_stamp_ahead_within_the_lead_moves_the_topics_clock_only_as_far_as_the_node_s():
+    """A bad publisher's message stamped 0.4 s ahead is accepted (within max_lead) but does not hold the valid stream
+    back: its next message, stamped as it is sent, is not before the topic's clock; one stamped before the node's
+    clock when the early one came still is."""
+    policy = StampPolicy(max_lead=1.0)
+    accept(policy, "odom", 99.99)
+    assert accept(policy, "odom", NOW + 0.4) is None
+    assert accept(policy, "odom", NOW + 0.01, now=NOW + 0.01) is None
+    assert rejected_kind(policy, "odom", NOW - 0.005, now=NOW + 0.02) == "stamp_backwards"
+
+
 def test_before_the_first_clock_nothing_is_ahead():
     """A node on sim time before its first /clock reads 0: the lead check waits for the clock."""
     assert accept(StampPolicy(max_lead=1.0), "imu", 5000.0, now=0.0) is None
