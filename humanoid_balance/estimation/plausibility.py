@@ -44,7 +44,7 @@ def rotation_difference(a, b):
 
 def pose_difference(a, b):
     """Between two poses (position [m], rotation matrix): |Δx|, |Δy|, |Δz| [m] and the angle between them [rad]."""
-    return np.append(np.abs(a[0] - b[0]), np.linalg.norm(pin.log3(a[1].T @ b[1])))
+    return np.append(np.abs(a[0] - b[0]), rotation_difference(a[1], b[1]))
 
 
 class MotionGate:
@@ -61,10 +61,10 @@ class MotionGate:
         self.taken_over = 0                         # disagreements taken over so far
 
     def check(self, value, time, clock=None):
-        """The GateVerdict of ``value`` stamped ``time`` [s] and received at ``clock`` [s] on the receiver's clock (None:
-        not known); an accepted value becomes the last accepted one. The time the quantity had to move is the stamps'
-        gap, at most the receiver's clock's since the last accepted reading: a stamp ahead of the clock claims no
-        more time (the same for how long a disagreement has lasted)."""
+        """The GateVerdict of ``value`` stamped ``time`` [s] and received at ``clock`` [s] on the receiver's clock
+        (None: not known); an accepted value becomes the last accepted one. The time the quantity had to move is the
+        stamps' gap, at most the receiver's clock's since the last accepted reading: a stamp ahead of the clock claims
+        no more time (the same for how long a disagreement has lasted)."""
         if self.value is None:
             return self._accept(value, time, clock, False, 0, 0.0, 0.0)
         step = self.difference(value, self.value)

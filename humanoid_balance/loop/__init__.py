@@ -4,5 +4,6 @@ from humanoid_balance.loop.balance_loop import BalanceLoop, Cycle, Observation, 
 from humanoid_balance.loop.balance_stage import MAX_DT, BalanceStage, NoContact, Starved
 from humanoid_balance.loop.mapping_stage import Mapped, MappingStage
 
-__all__ = ["BalanceLoop", "BalanceStage", "Cycle", "MappingStage", "Mapped", "MAX_DT", "NoContact", "Observation", "Starved",
+__all__ = ["BalanceLoop", "BalanceStage", "Cycle", "MappingStage", "Mapped", "MAX_DT", "NoContact", "Observation",
+           "Starved",
            "balance_feet", "limb_sections"]

@@ -5,11 +5,11 @@ inputs, and what it does on a starved computer. The centroidal_balancer node and
 converts messages. Units: SI.
 
 Starved (loop.starvation: more than a fifth of the states' ticks skipped over the last second, and fewer than
-``starved_rate`` of them computed on a second), the balance degrades
-rather than acting on a loop slower and later than the one it was tuned for: a new CoM reference, limb trajectory or
-pose, step, jump or mode change is refused (:class:`Starved`, with the share skipped), and the CoM reference granted
-when the starvation began is held — the wish is kept and approached again once the ticks come back. What the robot
-stands on is still read from the feet's phases as they come: a late message changes nothing about them.
+``starved_rate`` of them computed on a second), the balance degrades rather than acting on a loop slower and later
+than the one it was tuned for: a new CoM reference, limb trajectory or pose, step, jump or mode change is refused
+(:class:`Starved`, with the share skipped), and the CoM reference granted when the starvation began is held — the
+wish is kept and approached again once the ticks come back. What the robot stands on is still read from the feet's
+phases as they come: a late message changes nothing about them.
 """
 import numpy as np
 

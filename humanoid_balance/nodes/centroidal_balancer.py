@@ -328,8 +328,7 @@ class CentroidalBalancerNode(LifecycleNode):
         timing = self.timing.begin()
         time = self.guard.check_stamp("estimated_joint_states", message.header.stamp)
         positions, velocities, _, _ = self.joints.read(message)
-        self.plausibility.check_joints(self.joint_gate, positions, time, "estimated_joint_states",
-                                       self.robot.joint_names)
+        self.plausibility.check(self.joint_gate, positions, time, "estimated_joint_states")
         base = self.odom.of(message.header.stamp)  # the base of the same state
         if base is None:
             return

@@ -166,8 +166,7 @@ class ContactEstimatorNode(Node):
         timing = self.timing.begin()
         time = self.guard.check_stamp("estimated_joint_states", message.header.stamp)
         positions, _, efforts, _ = self.joints.read(message)
-        self.plausibility.check_joints(self.joint_gate, positions, time, "estimated_joint_states",
-                                       self.robot.joint_names)
+        self.plausibility.check(self.joint_gate, positions, time, "estimated_joint_states")
         if self.mode == ACTUATOR_FORCES and efforts is None:
             raise RejectedMessage("missing_efforts", "estimated_joint_states: no efforts (actuator_forces mode)")
         q = self.core.configuration(positions, *(self.odom.of(message.header.stamp) or LEVEL_BASE))

@@ -2,6 +2,8 @@
 bound a reading (defaults from the robot's model), the gates of its inputs, a reading beyond them rejected as
 ``implausible`` (counted, the last good state kept), and a disagreement that persisted taken over with a warning and
 a count in /diagnostics — never silently."""
+from typing import NamedTuple
+
 import numpy as np
 import pinocchio as pin
 
@@ -10,9 +12,20 @@ from humanoid_balance.estimation.plausibility import (PERSISTENCE, MotionGate, b
 from humanoid_balance.nodes.messages import RejectedMessage
 from humanoid_balance.nodes.parameters import describe
 
-__all__ = ["Plausibility", "PARAMETERS", "declare"]
+__all__ = ["Gate", "Plausibility", "PARAMETERS", "declare"]
 
-BASE_COMPONENTS, BASE_UNITS = ("the base's x", "the base's y", "the base's z", "the base's attitude"), ("m",) * 3 + ("rad",)
+BASE_COMPONENTS = ("the base's x", "the base's y", "the base's z", "the base's attitude")
+BASE_UNITS = ("m", "m", "m", "rad")
+
+
+class Gate(NamedTuple):
+    """An input's MotionGate and what its components are called in a rejection, with their units."""
+
+    motion: MotionGate
+    names: tuple
+    units: tuple
+
+
 PARAMETERS = {  # name → (default, description); a base bound of 0: from the robot's model
     "max_joint_speed_ratio": (1.5, "a joint reading that moved more than this many times its URDF velocity limit "
                                    "since the last accepted one (plus joint_step_tolerance) is implausible"),
@@ -67,24 +80,28 @@ class Plausibility:
         self.taken_over = 0   # disagreements taken over, every input
 
     def joint_gate(self, names):
-        """The MotionGate of the positions of the joints ``names``."""
-        return MotionGate(joint_speed_bounds(self.robot, names, self.value["max_joint_speed_ratio"]),
-                          self.value["joint_step_tolerance"], self.value["implausible_takeover_time"])
+        """The Gate of the positions of the joints ``names``."""
+        model = self.robot.model
+        units = ["m" if model.joints[model.getJointId(name)].shortname().startswith("JointModelP") else "rad"
+                 for name in names]  # a prismatic joint's in m
+        return Gate(MotionGate(joint_speed_bounds(self.robot, names, self.value["max_joint_speed_ratio"]),
+                               self.value["joint_step_tolerance"], self.value["implausible_takeover_time"]),
+                    tuple(f"joint '{name}'" for name in names), tuple(units))
 
     def base_gate(self):
-        """The MotionGate of a base pose (position, rotation matrix): its position and its attitude."""
+        """The Gate of a base pose (position, rotation matrix): its position and its attitude."""
         speed, angular = self.base_speed, self.base_angular_speed
-        return MotionGate([speed, speed, speed, angular], [self.value["base_step_tolerance"]] * 3
-                          + [self.value["attitude_step_tolerance"]], self.value["implausible_takeover_time"],
-                          pose_difference)
+        return Gate(MotionGate([speed, speed, speed, angular], [self.value["base_step_tolerance"]] * 3
+                               + [self.value["attitude_step_tolerance"]], self.value["implausible_takeover_time"],
+                               pose_difference), BASE_COMPONENTS, BASE_UNITS)
 
-    def check(self, gate, value, time, topic, names, units):
-        """Pass ``value`` stamped ``time`` [s] through ``gate``; RejectedMessage('implausible') naming the component
-        (``names``, ``units``: the components') when it is refused; a warning when it is taken over."""
-        verdict = gate.check(value, time, self.clock.now().nanoseconds * 1e-9)
+    def check(self, gate, value, time, topic):
+        """Pass ``value`` stamped ``time`` [s] through ``gate`` (a Gate); RejectedMessage('implausible') naming the
+        component when it is refused; a warning when it is taken over."""
+        verdict = gate.motion.check(value, time, self.clock.now().nanoseconds * 1e-9)
         if verdict.accepted and not verdict.taken_over:
             return
-        what, unit = names[verdict.component], units[verdict.component]
+        what, unit = gate.names[verdict.component], gate.units[verdict.component]
         if verdict.taken_over:
             self.taken_over += 1
             self.node.get_logger().warning(
@@ -94,20 +111,10 @@ class Plausibility:
         raise RejectedMessage("implausible", f"{topic}: {what} moved {verdict.step:.3g} {unit} since the last accepted "
                               f"reading, {verdict.allowed:.3g} {unit} at most plausibly")
 
-    def check_joints(self, gate, positions, time, topic, names):
-        """Joint ``positions`` of the joints ``names`` [rad or m] through their gate (:meth:`joint_gate`)."""
-        self.check(gate, positions, time, topic, [f"joint '{name}'" for name in names], self.joint_units(names))
-
-    def joint_units(self, names):
-        """'m' for a prismatic joint of ``names``, 'rad' for the others."""
-        model = self.robot.model
-        return ["m" if model.joints[model.getJointId(name)].shortname().startswith("JointModelP") else "rad"
-                for name in names]
-
     def check_base(self, gate, position, quaternion_xyzw, time, topic):
         """A base pose (position [m], unit quaternion x, y, z, w) through its gate (:meth:`base_gate`)."""
         rotation = pin.Quaternion(np.asarray(quaternion_xyzw, dtype=float)).toRotationMatrix()
-        self.check(gate, (np.asarray(position, dtype=float), rotation), time, topic, BASE_COMPONENTS, BASE_UNITS)
+        self.check(gate, (np.asarray(position, dtype=float), rotation), time, topic)
 
     def check_force(self, force, topic):
         """RejectedMessage('implausible') for a contact force [N] beyond max_contact_force_ratio times the weight."""

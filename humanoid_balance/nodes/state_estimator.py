@@ -153,7 +153,7 @@ class StateEstimatorNode(Node):
         timing = self.timing.begin()
         time = self.guard.check_stamp("joint_states", message.header.stamp)
         positions, velocities, efforts, measured = self.joints.read(message)
-        self.plausibility.check_joints(self.joint_gate, positions, time, "joint_states", self.robot.actuated_names)
+        self.plausibility.check(self.joint_gate, positions, time, "joint_states")
         self.last_reading = (positions, measured)
         imu = self.imu or LEVEL_IMU
         timing.lap()

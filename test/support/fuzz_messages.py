@@ -96,7 +96,8 @@ def odometry(template):
     turned = (c * o.x - s * o.y, c * o.y + s * o.x, c * o.z + s * o.w, c * o.w - s * o.z)
     return [("not_unit", changed(quaternion=(0.0, 0.0, 0.0, 0.0))),
             ("not_unit", changed(quaternion=(2.0, 0.0, 0.0, 0.0))), ("not_finite", changed(z=math.nan)),
-            ("unknown_frame", changed(frame=LONG_NAME)), ("implausible", changed(x=template.pose.pose.position.x + 1.0)),
+            ("unknown_frame", changed(frame=LONG_NAME)),
+            ("implausible", changed(x=template.pose.pose.position.x + 1.0)),
             ("implausible", changed(quaternion=turned)), *_stamps(template)]
 
 
