@@ -4,10 +4,12 @@ The short demo scenario (a lateral push, the arms' dance, a push back) in the cl
 position drives and in momentum mode on the joint impedance, on a plant perturbed (seeded, :mod:`~humanoid_balance.
 sim.perturbation`): (a) every body's mass ±10 % with its CoM ±1 cm per axis, then ±20 % and ±2 cm; (b) encoder,
 gyro, accelerometer and effort noise with biases and offsets, the IMU mounted 1° off; (c) the commands applied one,
-then two control ticks late; (d) all of it at once (the larger masses and shifts, two ticks). Each must stand and
-settle both pushes to 5 mm within 2.5 s; under (d) the largest lateral impulse recovered (no fall, settled within
+then two control ticks late; (d) all of it at once (the larger masses and shifts, two ticks); (e) the floor inclined
+3° rising to either side, ahead or behind, and 5° along a diagonal (issue 54). Each must stand and settle both pushes
+to 5 mm within 2.5 s; under (d) the largest lateral impulse recovered (no fall, settled within
 the 3 s watched) is found by bisection beside the nominal one. Units: SI.
 """
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -40,6 +42,11 @@ CASES = {
     "(d) all at once": PlantPerturbation(mass_error=0.2, com_error=0.02, **SENSORS, command_delay=2,
                                          perturbation_seed=6),
 }
+INCLINES = {"(e) floor inclined 3°, rising to the left": (3.0, 0.0), "(e) floor inclined 3°, rising to the right": (-3.0, 0.0),
+            "(e) floor inclined 3°, rising ahead": (0.0, -3.0), "(e) floor inclined 3°, falling ahead": (0.0, 3.0),
+            "(e) floor inclined 5°, rising to the front left": (3.5, -3.5)}  # the floor's roll and pitch [°]
+CASES.update({label: PlantPerturbation(floor_roll=math.radians(roll), floor_pitch=math.radians(pitch))
+              for label, (roll, pitch) in INCLINES.items()})
 SMOKE = ("momentum", "(d) all at once", 1)  # CI: one mode, all of it at once, the first push
 PUSH_TIME, PUSH_DURATION, OBSERVED = 1.0, 0.1, 3.0  # a single push for the largest impulse: settle (a perturbed
                                                     # plant settles longer), push, watch [s]
@@ -48,7 +55,8 @@ NOTE = ("11: kangaroo_like in the short demo scenario (lateral pushes of 0.11 m/
         "(±20 %), inertia with it, and its CoM ±1 cm (±2 cm) per axis, each sign drawn; (b) encoders: noise 0.2 mrad "
         "(mm) and 0.01 rad/s, biases ±0.5 mrad; gyro: noise 5 mrad/s, bias ±2 mrad/s per axis; accelerometer: noise "
         "and bias ±0.05 m/s²; the IMU mounted 1° off; efforts: noise and offsets of 0.5 % of each actuator's limit; "
-        "(c) commands one (two) control ticks late; (d) all of it, with the larger masses and two ticks. Settling: "
+        "(c) commands one (two) control ticks late; (d) all of it, with the larger masses and two ticks; (e) the "
+        "nominal plant on a floor inclined 3° four ways and 5° diagonally (the IMU's attitude against gravity). Settling: "
         f"the CoM back within {SETTLED_WITHIN * 1e3:.0f} mm of where it stood. The largest impulse: one lateral push "
         "at the pelvis, recovered when no fall and settled within the 3 s watched, by bisection to 1 N·s; on another "
         "robot the impulses scale with its mass.")

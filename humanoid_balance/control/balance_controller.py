@@ -31,6 +31,7 @@ from humanoid_balance.control.balance_status import BalanceStatus
 from humanoid_balance.control.command_integration import CommandIntegrator
 from humanoid_balance.control.com_height import ComHeightRange, leg_limits
 from humanoid_balance.control.embedded_motion import BASE, C_BUSY, J_BUSY, EmbeddedMotionResolver, Section
+from humanoid_balance.control.floor import Floor
 from humanoid_balance.control.joint_limits import JointLimits
 from humanoid_balance.control.joint_trajectory import check as check_trajectory
 from humanoid_balance.control.limb_preview import LimbPreview
@@ -48,7 +49,7 @@ from humanoid_balance.model.closed_chain import ClosedChain
 from humanoid_balance.model.kinematics import WholeBodyKinematics
 from humanoid_balance.model.robot_config import ROBOT_DEFAULTS
 from humanoid_balance.model.projected_dynamics import gravity_from_com_jacobian, output_dynamics
-from humanoid_balance.model.soles import TIPPING_TILT, free_contact_twists, sole_rectangle, sole_tilt
+from humanoid_balance.model.soles import TIPPING_TILT, free_contact_twists, sole_rectangle
 
 __all__ = ["BalanceController", "Foot", "BalancerConfig", "BalancerState", "JointCommand", "Plan", "Refused", "Tick"]
 
@@ -243,6 +244,7 @@ class BalanceController:
         self.swing_limited = set()  # the joints and actuators at a limit during the swing of the step under way
         self.held = set()           # ... and of the last step that landed
         self.stepping = Stepping(feet, rectangles, config, None) if self.steps else None
+        self.floor = Floor(rectangles)  # the floor's normal the soles stand flat on
         self.largest_sole_tilt, self.tipping_feet, self.tipping_updates = 0.0, (), 0  # the stance soles' (status)
 
     @property
@@ -380,6 +382,7 @@ class BalanceController:
             heights = [placements[i].translation[2] for i in (active or range(len(placements)))]
             self.ground = float(sum(heights) / len(heights))  # their mean (np.mean costs ~4 µs on two numbers)
         ground = self.ground
+        self.floor.update(placements, active, state.sole_wrenches, dt)
         omega = math.sqrt(GRAVITY / max(com[2] - ground, 0.05 * self.leg_reach))
         support = self.sole_support.support(active, placements)
         com_velocity = kinematics.J_com @ state.v
@@ -443,8 +446,9 @@ class BalanceController:
             tipping_updates=self.tipping_updates)
 
     def _observe_tilts(self, placements, active):
-        """The stance soles' tilts from the floor: the largest, the feet tipping (beyond TIPPING_TILT), counted."""
-        tilts = [sole_tilt(placements[i].rotation[:, 2]) for i in active]
+        """The stance soles' tilts from the floor (control.floor): the largest, the feet tipping (beyond
+        TIPPING_TILT), counted."""
+        tilts = [self.floor.tilt(placements[i].rotation[:, 2]) for i in active]
         self.largest_sole_tilt = max(tilts, default=0.0)
         self.tipping_feet = tuple(self.foot_names[i] for i, tilt in zip(active, tilts) if tilt > TIPPING_TILT)
         self.tipping_updates += bool(self.tipping_feet)

@@ -15,9 +15,10 @@ to the wrenches instead, as Cartesian motions of the soles (the legs' sections i
   contact (two feet: Kajita's Δz = A_f (ΔF_d − ΔF) split half and half), the damping D keeping the soles' heights
   together (z̄ their mean);
 * **levelling**: a stance sole that has turned off the floor by more than ``tilt_deadband`` (its normal n from the
-  leg's kinematics on the IMU's attitude, against the vertical e_z; its CoP then sits on an edge, where the measured
-  torque no longer grows with the tilt and foot damping cannot see it) turns back at ω = k_l (1 − θ_0/θ) n × e_z,
-  θ the tilt: the ankle yields as far as the sole rolled, and the sole comes down flat with its CoP on the edge.
+  leg's kinematics on the IMU's attitude, against the floor's normal n_f, :mod:`~humanoid_balance.control.floor`:
+  the vertical on flat ground; its CoP then sits on an edge, where the measured torque no longer grows with the
+  tilt and foot damping cannot see it) turns back at ω = k_l (1 − θ_0/θ) n × n_f, θ the tilt: the ankle yields as
+  far as the sole rolled, and the sole comes down flat with its CoP on the edge.
 
 The admittances are given per unit weight, so that one set fits robots of any mass: A = a / (m g) with a in rad/s per
 metre of CoP error under the robot's whole weight, A_f = a_f / (m g) with a_f in m/s per weight of force error. Each
@@ -28,9 +29,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from humanoid_balance.model.soles import sole_tilt
 
-__all__ = ["FootDampingGains", "sole_twists", "levelling_rate", "LEVEL_PER_TICK"]
+__all__ = ["FootDampingGains", "sole_twists", "levelling_rate", "LEVEL_PER_TICK", "VERTICAL"]
+
+VERTICAL = np.array([0.0, 0.0, 1.0])  # a flat floor's normal
 
 LEVEL_PER_TICK = 0.1
 """Levelling takes back at most this fraction of a sole's tilt per control tick (50 /s at 500 Hz, 10 /s at 100 Hz)."""
@@ -46,7 +48,7 @@ class FootDampingGains(NamedTuple):
     tilt_deadband: float = 0.0     # θ_0 [rad]: the tilt a sole keeps without levelling (the estimate's error)
 
 
-def sole_twists(desired, measured, placements, active, weight, gains, dt):
+def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_normal=VERTICAL):
     """The stance soles' twists, foot index → [v; ω] world-aligned at the sole frame (6,) [m/s, rad/s].
 
     Args:
@@ -58,6 +60,7 @@ def sole_twists(desired, measured, placements, active, weight, gains, dt):
         gains: FootDampingGains.
         dt: the control period [s]: levelling takes back at most LEVEL_PER_TICK of a tilt per tick (a faster
             loop, seen a tick or two late, would overshoot).
+        floor_normal: n_f, the floor's normal the soles level to, world (3,) (control.floor).
     """
     feet = [i for i in active if measured[i] is not None]
     if not feet:
@@ -79,18 +82,18 @@ def sole_twists(desired, measured, placements, active, weight, gains, dt):
         twist[3:] = rotation[:, 0] * min(max(roll, -tilt), tilt) + rotation[:, 1] * min(max(pitch, -tilt), tilt)
         # the sole frame's roll and pitch, in world axes
         if gains.level_gain:
-            twist[3:5] += levelling_rate(rotation[:, 2], gains, dt)
+            twist[3:] += levelling_rate(rotation[:, 2], floor_normal, gains, dt)
         twists[i] = twist
     return twists
 
 
-def levelling_rate(normal, gains, dt):
-    """The horizontal angular velocity (2,) [rad/s] that turns a sole of normal ``normal`` back towards flat:
-    k_l (1 − θ_0/θ) n × e_z beyond the deadband θ_0 (see the module), zero within it; k_l at most
-    LEVEL_PER_TICK / ``dt`` [s]."""
-    tilt = sole_tilt(normal)
+def levelling_rate(normal, floor_normal, gains, dt):
+    """The angular velocity (3,) [rad/s], world axes, that turns a sole of normal ``normal`` back flat on a floor of
+    normal ``floor_normal``: k_l (1 − θ_0/θ) n × n_f beyond the deadband θ_0 (see the module), zero within it; k_l at
+    most LEVEL_PER_TICK / ``dt`` [s]."""
+    axis = np.cross(normal, floor_normal)  # |n × n_f| = sin θ
+    tilt = math.atan2(math.sqrt(axis @ axis), float(normal @ floor_normal))
     if tilt <= gains.tilt_deadband:
-        return np.zeros(2)
+        return np.zeros(3)
     gain = min(gains.level_gain, LEVEL_PER_TICK / dt) if dt > 0.0 else gains.level_gain
-    scale = gain * (tilt - gains.tilt_deadband) / math.sin(tilt)  # |n × e_z| = sin θ
-    return scale * np.array([normal[1], -normal[0]])
+    return gain * (tilt - gains.tilt_deadband) / math.sin(tilt) * axis

@@ -9,7 +9,12 @@
   ± ``gyro_bias`` / ± ``accelerometer_bias`` per axis;
 - efforts: white noise and a constant offset per actuator, as fractions of its effort limit (``effort_noise``,
   ``effort_offset``);
-- commands applied ``command_delay`` control ticks late.
+- commands applied ``command_delay`` control ticks late;
+- the floor inclined: turned by ``floor_roll`` about the world's x axis, then ``floor_pitch`` about its y axis [rad] (a
+  positive roll raises the floor's +y side, a positive pitch lowers its +x side). The plant's world frame stays the floor's and gravity turns instead, the same
+  mechanics; the IMU reports its attitude against gravity, as an attitude filter does, so the robot finds the slope
+  under its feet; and MuJoCo's no-slip pass holds the soles where its soft contacts would let them creep downhill
+  (≈ 3 mm/s at 3°, which a rubber sole does not do).
 
 The draws come from one generator seeded with ``perturbation_seed``: the same perturbation gives the same plant.
 Units: SI (rad, m, s, fractions).
@@ -33,6 +38,8 @@ class PlantPerturbation(NamedTuple):
     effort_noise: float = 0.0         # fraction of each actuator's effort limit, std
     effort_offset: float = 0.0        # fraction of each actuator's effort limit, ±
     command_delay: int = 0            # [control ticks]
+    floor_roll: float = 0.0           # [rad] the floor's slope about x
+    floor_pitch: float = 0.0          # [rad] ... then about y
     perturbation_seed: int = 0
 
 

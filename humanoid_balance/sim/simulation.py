@@ -6,7 +6,7 @@ gain and bias (force = gain·ctrl + bias₀ + bias₁·q + bias₂·q̇), integr
 ``impedance`` interface takes all three at once with each actuator's gains, as a torque-controlled robot's joint
 impedance does: force = K (q_d − q) + D (q̇_d − q̇) + τ_ff. A
 :class:`~humanoid_balance.sim.perturbation.PlantPerturbation` makes the plant differ from the robot's files and its sensors lie (masses, centres of mass, noise, biases, a tilted
-IMU, late commands); the ground truth stays true.
+IMU, late commands) or stands it on an inclined floor; the ground truth stays true, in the floor's frame.
 Units: SI; quaternions are (x, y, z, w).
 """
 from collections import deque
@@ -22,6 +22,8 @@ from humanoid_balance.sim.model import build_mujoco_model
 from humanoid_balance.sim.perturbation import NOMINAL, signs
 
 __all__ = ["Simulation", "GroundTruth", "INTERFACES"]
+
+NOSLIP_ITERATIONS = 5  # on an inclined floor: MuJoCo's no-slip pass, which keeps the soles from creeping downhill
 
 INTERFACES = tuple(COMMAND_FIELDS)
 """Command interfaces: one value per actuator for the first three; ``impedance`` takes five (IMPEDANCE_FIELDS)."""
@@ -79,6 +81,11 @@ class Simulation:
         self.pending_commands = deque()  # commands not applied yet (command_delay)
         self.rng = np.random.default_rng(perturbation.perturbation_seed)
         self._perturb_model()
+        self.floor_rotation = None  # the floor in a gravity-aligned frame, when inclined (3, 3)
+        if perturbation.floor_roll or perturbation.floor_pitch:
+            self.floor_rotation = pin.rpy.rpyToMatrix(perturbation.floor_roll, perturbation.floor_pitch, 0.0)
+            self.model.opt.gravity[:] = self.floor_rotation.T @ self.model.opt.gravity
+            self.model.opt.noslip_iterations = NOSLIP_ITERATIONS
         self.data = mujoco.MjData(self.model)
         self.soles = tuple(soles)
         self.sole_bodies = [self.model.body(sole).id for sole in self.soles]
@@ -282,7 +289,8 @@ class Simulation:
         return slice(int(sensor.adr[0]), int(sensor.adr[0] + sensor.dim[0]))
 
     def imu(self):
-        """(quaternion xyzw of the IMU in the world, gyro [rad/s] and accelerometer [m/s²] in the IMU frame).
+        """(quaternion xyzw of the IMU in the world (gravity-aligned, on an inclined floor too), gyro [rad/s] and
+        accelerometer [m/s²] in the IMU frame).
 
         The accelerometer is the mean specific force since the last reading, as an IMU's anti-aliasing filter and
         its delta-velocity output make it: the root's (the IMU's) realised change of velocity over the period, less
@@ -306,6 +314,9 @@ class Simulation:
         else:
             acceleration = data[accelerometer].copy()
         quaternion, angular_velocity = _xyzw(data[orientation]), data[gyro].copy()
+        if self.floor_rotation is not None:  # the attitude against gravity, not against the floor
+            x, y, z, w = quaternion
+            quaternion = np.array(pin.Quaternion(self.floor_rotation @ pin.Quaternion(w, x, y, z).toRotationMatrix()).coeffs())
         perturbation = self.perturbation
         if not self.perturbed:
             return quaternion, angular_velocity, acceleration

@@ -82,3 +82,20 @@ def test_a_nominal_plant_reads_its_sensors_exactly(config):
     names = tuple(sim.actuators)
     np.testing.assert_array_equal(sim.joint_states(names)[0], sim.data.qpos[[sim.model.joint(n).qposadr[0]
                                                                              for n in names]])
+
+
+def test_an_inclined_floor_turns_gravity_and_the_imu_reads_its_attitude_against_gravity(config):
+    """On a floor rolled 3° and pitched −2°, the robot held still: the accelerometer's specific force, turned into the
+    world by the IMU's attitude, is +g along the vertical (an attitude filter's frame), the plant's gravity is the
+    vertical in the floor's frame, and the soles hold where MuJoCo's soft contacts would creep downhill."""
+    incline = (np.radians(3.0), np.radians(-2.0))
+    sim = Simulation.from_config(config, perturbation=PlantPerturbation(floor_roll=incline[0], floor_pitch=incline[1]))
+    floor = pin.rpy.rpyToMatrix(*incline, 0.0)
+    np.testing.assert_allclose(floor @ sim.model.opt.gravity, [0.0, 0.0, -9.81], atol=1e-12)
+    start = sim.data.xpos[sim.sole_bodies].copy()
+    sim.step(2000)  # 1 s, the drives holding the standing posture
+    (x, y, z, w), _, specific_force = sim.imu()
+    attitude = pin.Quaternion(w, x, y, z).toRotationMatrix()
+    np.testing.assert_allclose(attitude @ specific_force, [0.0, 0.0, 9.81], atol=0.05)
+    np.testing.assert_allclose(attitude, floor @ sim.data.xmat[sim.model.jnt_bodyid[0]].reshape(3, 3), atol=1e-9)
+    assert np.abs(sim.data.xpos[sim.sole_bodies, :2] - start[:, :2]).max() < 2e-4  # (it settles into the floor in z)

@@ -10,7 +10,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from humanoid_balance.control.dcm_feedback import DcmFeedback, zmp_wrench
-from humanoid_balance.control.foot_damping import LEVEL_PER_TICK, FootDampingGains, levelling_rate, sole_twists
+from humanoid_balance.control.foot_damping import LEVEL_PER_TICK, VERTICAL, FootDampingGains, levelling_rate, sole_twists
 from humanoid_balance.control.momentum_balance import WrenchDistribution, contact_wrench_map
 from humanoid_balance.model.soles import SoleRectangle, sole_tilt
 
@@ -138,11 +138,12 @@ def test_a_tilted_sole_levels_back_beyond_the_deadband_and_an_aerial_or_unknown_
     tilt = math.radians(3.0)
     normal = pin.utils.rotate("x", tilt)[:, 2]
     assert sole_tilt(normal) == pytest.approx(tilt)
-    np.testing.assert_allclose(levelling_rate(normal, GAINS, DT), [-GAINS.level_gain * (tilt - GAINS.tilt_deadband), 0.0],
-                               rtol=1e-9)
-    np.testing.assert_array_equal(levelling_rate(pin.utils.rotate("y", 0.005)[:, 2], GAINS, DT), 0.0)
-    slow = levelling_rate(normal, GAINS, 0.01)  # at 100 Hz: a quarter of the tilt beyond θ₀ per tick, not k_l
-    np.testing.assert_allclose(slow, [-LEVEL_PER_TICK / 0.01 * (tilt - GAINS.tilt_deadband), 0.0], rtol=1e-9)
+    np.testing.assert_allclose(levelling_rate(normal, VERTICAL, GAINS, DT),
+                               [-GAINS.level_gain * (tilt - GAINS.tilt_deadband), 0.0, 0.0], rtol=1e-9, atol=1e-15)
+    np.testing.assert_array_equal(levelling_rate(pin.utils.rotate("y", 0.005)[:, 2], VERTICAL, GAINS, DT), 0.0)
+    slow = levelling_rate(normal, VERTICAL, GAINS, 0.01)  # at 100 Hz: a quarter of the tilt beyond θ₀ per tick, not k_l
+    np.testing.assert_allclose(slow, [-LEVEL_PER_TICK / 0.01 * (tilt - GAINS.tilt_deadband), 0.0, 0.0], rtol=1e-9,
+                               atol=1e-15)
     desired = [np.array([0.0, 0.0, 300.0, 0.0, 0.0, 0.0])] * 2
     assert set(sole_twists(desired, [desired[0], None], FEET, (0, 1), WEIGHT, GAINS, DT)) == {0}
     assert set(sole_twists(desired, desired, FEET, (1,), WEIGHT, GAINS, DT)) == {1}

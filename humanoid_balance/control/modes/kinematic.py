@@ -104,7 +104,7 @@ class KinematicBalance(BalanceController):
         stepping = self.stepping is not None and self.stepping.step is not None  # a step under way: the stance
         # sole's CoP is put on its edge towards the capture point (the ankle's share), the swing lands where asked
         self.sole_twists = sole_twists(distribution.wrenches, state.sole_wrenches, tick.placements, tick.active,
-                                       self.mass * GRAVITY, self.foot_damping, tick.dt) \
+                                       self.mass * GRAVITY, self.foot_damping, tick.dt, self.floor.normal) \
             if self.controls_soles and state.sole_wrenches and not stepping else {}
         if self.sole_twists:
             twists = dict(twists)
