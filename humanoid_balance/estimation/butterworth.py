@@ -3,7 +3,6 @@ import functools
 import math
 
 import numpy as np
-from scipy import signal
 
 __all__ = ["ButterworthLowPass"]
 
@@ -15,6 +14,8 @@ RATE_STEP = 1.01      # a followed rate is designed for on a grid of 1 % steps, 
 def _butterworth_sections(order, cutoff, sample_rate):
     """scipy.signal.butter's second-order sections, as floats (b0, b1, b2, 1, a1, a2) per section, and the state
     after a unit input forever (sections, 2, 1), both read-only: shared by the filters that ask for them."""
+    from scipy import signal  # here, not at the top: importing it takes 0.4 s, which every node process paid at
+    # start, though only the contact estimation designs filters
     sos = signal.butter(order, cutoff, btype="low", fs=sample_rate, output="sos")
     steady = signal.sosfilt_zi(sos)[:, :, None]
     for array in (sos, steady):
