@@ -95,6 +95,18 @@ def test_a_stamp_ahead_of_the_receiver_s_clock_claims_no_more_time():
     assert gate.check(np.array([3.0, 0.0, 0.0]), 10.45).accepted  # without the clock the stamps are believed
 
 
+def test_a_plausible_reading_stamped_ahead_does_not_hold_off_the_true_ones_after_it():
+    """A reading 1 cm behind the true one and stamped 0.4 s ahead (a second publisher) is within the bounds and
+    accepted; the true readings after it, stamped before it, had their time to move: the stream goes on (it was
+    refused as implausible, the 1.5 cm from the false reading allowed no time to move but the 1 cm tolerance)."""
+    gate = MotionGate(rate=1.0, tolerance=0.01)
+    for k in range(10):  # moving at 0.5 m/s, received as stamped
+        assert gate.check(np.array([0.005 * k]), PERIOD * k, clock=PERIOD * k).accepted
+    assert gate.check(np.array([0.035]), 0.09 + 0.4, clock=0.091).accepted
+    for k in range(10, 60):
+        assert gate.check(np.array([0.005 * k]), PERIOD * k, clock=PERIOD * k).accepted, f"refused at {PERIOD * k} s"
+
+
 def test_a_component_without_a_bound_takes_any_step():
     gate = MotionGate(rate=[1.0, math.inf], tolerance=0.01)
     gate.check(np.zeros(2), 0.0)
