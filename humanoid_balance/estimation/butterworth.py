@@ -67,9 +67,10 @@ class ButterworthLowPass:
             interval = time - self.last_time
             self.interval = interval if self.interval is None else \
                 self.interval + RATE_SMOOTHING * (interval - self.interval)
-            rate = 1.0 / self.interval
+            rate = RATE_STEP ** round(math.log(1.0 / self.interval, RATE_STEP))  # on the grid, then checked: a
+            # running rate just above twice the cutoff once rounded below it, and the design raised on every sample
             if abs(rate - self.sample_rate) > self.rate_tolerance * self.sample_rate and self.cutoff < rate / 2.0:
-                self._design(RATE_STEP ** round(math.log(rate, RATE_STEP)))
+                self._design(rate)
                 if self.output is not None:
                     self.state = self.steady * self.output
         self.last_time = time

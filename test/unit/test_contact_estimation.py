@@ -198,6 +198,17 @@ def test_butterworth_follows_the_rate_the_samples_come_at(real_rate):
     assert np.abs(output[len(t) // 2:]).max() == pytest.approx(abs(response[0]), rel=0.02)
 
 
+def test_butterworth_fed_just_above_twice_its_cutoff_keeps_its_design_and_filters_on():
+    """A 5 Hz filter fed at 10.005 Hz: the rate's 1 % grid puts it at 9.96 Hz, below twice the cutoff, where no
+    Butterworth of that cutoff exists; the filter keeps its last design and goes on (it raised on every sample, and
+    the contact estimator dropped every message: a burst of estimated_joint_states stamped ahead once took its
+    running rate there)."""
+    lowpass = ButterworthLowPass(5.0, 500.0, channels=1)
+    times = 1000.0 + np.arange(200) / 10.005
+    outputs = [lowpass.update([1.0], time=t)[0] for t in times]
+    assert np.allclose(outputs, 1.0) and lowpass.cutoff < lowpass.sample_rate / 2.0
+
+
 def test_butterworth_step_response():
     """Second-order Butterworth (ζ = 1/√2): unit DC gain and a 4.3 % overshoot, e^(−π ζ/√(1−ζ²))."""
     lowpass = ButterworthLowPass(5.0, 1000.0, channels=2)
