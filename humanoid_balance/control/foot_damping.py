@@ -29,10 +29,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from humanoid_balance.control.floor import VERTICAL, angle_between
 
-__all__ = ["FootDampingGains", "sole_twists", "levelling_rate", "LEVEL_PER_TICK", "VERTICAL"]
-
-VERTICAL = np.array([0.0, 0.0, 1.0])  # a flat floor's normal
+__all__ = ["FootDampingGains", "sole_twists", "levelling_rate", "LEVEL_PER_TICK"]
 
 LEVEL_PER_TICK = 0.1
 """Levelling takes back at most this fraction of a sole's tilt per control tick (50 /s at 500 Hz, 10 /s at 100 Hz)."""
@@ -91,9 +90,10 @@ def levelling_rate(normal, floor_normal, gains, dt):
     """The angular velocity (3,) [rad/s], world axes, that turns a sole of normal ``normal`` back flat on a floor of
     normal ``floor_normal``: k_l (1 − θ_0/θ) n × n_f beyond the deadband θ_0 (see the module), zero within it; k_l at
     most LEVEL_PER_TICK / ``dt`` [s]."""
-    axis = np.cross(normal, floor_normal)  # |n × n_f| = sin θ
-    tilt = math.atan2(math.sqrt(axis @ axis), float(normal @ floor_normal))
+    tilt = angle_between(normal, floor_normal)
     if tilt <= gains.tilt_deadband:
         return np.zeros(3)
     gain = min(gains.level_gain, LEVEL_PER_TICK / dt) if dt > 0.0 else gains.level_gain
-    return gain * (tilt - gains.tilt_deadband) / math.sin(tilt) * axis
+    (nx, ny, nz), (fx, fy, fz) = normal.tolist(), floor_normal.tolist()
+    return gain * (tilt - gains.tilt_deadband) / math.sin(tilt) * np.array([ny * fz - nz * fy, nz * fx - nx * fz,
+                                                                             nx * fy - ny * fx])  # |n × n_f| = sin θ

@@ -6,7 +6,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_balance.control.floor import Floor
+from humanoid_balance.control.floor import VERTICAL, Floor
 from humanoid_balance.control.foot_damping import FootDampingGains, levelling_rate
 from humanoid_balance.model.soles import SoleRectangle
 
@@ -63,5 +63,5 @@ def test_a_sole_lying_on_a_slope_is_left_alone_and_one_rolled_off_it_levels_back
     rolled = slope @ pin.utils.rotate("x", math.radians(3.0))
     rate = levelling_rate(rolled[:, 2], slope[:, 2], gains, DT)
     np.testing.assert_allclose(rate, -gains.level_gain * math.radians(2.0) * slope[:, 0], atol=1e-12)
-    assert np.linalg.norm(levelling_rate(slope[:, 2], [0.0, 0.0, 1.0], gains, DT)) > 0.0  # levelled to the vertical,
+    assert np.linalg.norm(levelling_rate(slope[:, 2], VERTICAL, gains, DT)) > 0.0  # levelled to the vertical,
     # the same sole would be turned off the slope: what put the soles on an edge before the floor was estimated
