@@ -42,9 +42,10 @@ CASES = {
     "(d) all at once": PlantPerturbation(mass_error=0.2, com_error=0.02, **SENSORS, command_delay=2,
                                          perturbation_seed=6),
 }
-INCLINES = {"(e) floor inclined 3°, rising to the left": (3.0, 0.0), "(e) floor inclined 3°, rising to the right": (-3.0, 0.0),
-            "(e) floor inclined 3°, rising ahead": (0.0, -3.0), "(e) floor inclined 3°, falling ahead": (0.0, 3.0),
-            "(e) floor inclined 5°, rising to the front left": (3.5, -3.5)}  # the floor's roll and pitch [°]
+INCLINES = {  # the floor's roll and pitch [°]
+    "(e) floor inclined 3°, rising to the left": (3.0, 0.0), "(e) floor inclined 3°, rising to the right": (-3.0, 0.0),
+    "(e) floor inclined 3°, rising ahead": (0.0, -3.0), "(e) floor inclined 3°, falling ahead": (0.0, 3.0),
+    "(e) floor inclined 5°, rising to the front left": (3.5, -3.5)}
 CASES.update({label: PlantPerturbation(floor_roll=math.radians(roll), floor_pitch=math.radians(pitch))
               for label, (roll, pitch) in INCLINES.items()})
 SMOKE = ("momentum", "(d) all at once", 1)  # CI: one mode, all of it at once, the first push
@@ -56,7 +57,8 @@ NOTE = ("11: kangaroo_like in the short demo scenario (lateral pushes of 0.11 m/
         "(mm) and 0.01 rad/s, biases ±0.5 mrad; gyro: noise 5 mrad/s, bias ±2 mrad/s per axis; accelerometer: noise "
         "and bias ±0.05 m/s²; the IMU mounted 1° off; efforts: noise and offsets of 0.5 % of each actuator's limit; "
         "(c) commands one (two) control ticks late; (d) all of it, with the larger masses and two ticks; (e) the "
-        "nominal plant on a floor inclined 3° four ways and 5° diagonally (the IMU's attitude against gravity). Settling: "
+        "nominal plant on a floor inclined 3° four ways and 5° diagonally (the IMU's attitude against gravity). "
+        "Settling: "
         f"the CoM back within {SETTLED_WITHIN * 1e3:.0f} mm of where it stood. The largest impulse: one lateral push "
         "at the pelvis, recovered when no fall and settled within the 3 s watched, by bisection to 1 N·s; on another "
         "robot the impulses scale with its mass.")

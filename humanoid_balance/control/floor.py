@@ -11,12 +11,11 @@ Units: SI (rad, s).
 """
 import math
 
-import numpy as np
+from humanoid_balance.model.soles import sole_tilt
 
-__all__ = ["Floor", "TIME_CONSTANT", "EDGE_MARGIN", "VERTICAL", "angle_between"]
+__all__ = ["Floor", "TIME_CONSTANT", "EDGE_MARGIN"]
 
 TIME_CONSTANT = 2.0  # [s] n_f follows the flat soles' normals this slowly: a tipping sole's CoP reaches its edge first
-VERTICAL = np.array([0.0, 0.0, 1.0])  # a flat floor's normal
 EDGE_MARGIN = 0.25   # a sole whose CoP lies within this fraction of its length or width of an edge may be rolling
 
 
@@ -50,19 +49,12 @@ class Floor:
     def tilt(self, normal):
         """The angle [rad] between a sole's normal ``normal`` (its frame's z axis, world (3,)) and the floor's (the
         vertical before the first contact)."""
-        return angle_between(normal, VERTICAL if self.normal is None else self.normal)
+        return sole_tilt(normal, self.normal)
 
     def _flat(self, foot, wrench):
         """Whether the foot's measured CoP lies well inside its sole (not rolling over an edge)."""
         force = float(wrench[2])
         return force > 0.0 and self.inner[foot].contains(-float(wrench[4]) / force, float(wrench[3]) / force)
-
-
-def angle_between(a, b):
-    """The angle [rad] between two unit 3-vectors (arrays), from their cross and dot products on Python floats (numpy's
-    cross costs 16 µs a call; this runs for every stance sole on every tick)."""
-    (ax, ay, az), (bx, by, bz) = a.tolist(), b.tolist()
-    return math.atan2(math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx), ax * bx + ay * by + az * bz)
 
 
 def _unit(vector):

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from humanoid_balance.control.floor import VERTICAL, angle_between
+from humanoid_balance.model.soles import VERTICAL, sole_tilt
 
 __all__ = ["FootDampingGains", "sole_twists", "levelling_rate", "LEVEL_PER_TICK"]
 
@@ -90,7 +90,7 @@ def levelling_rate(normal, floor_normal, gains, dt):
     """The angular velocity (3,) [rad/s], world axes, that turns a sole of normal ``normal`` back flat on a floor of
     normal ``floor_normal``: k_l (1 − θ_0/θ) n × n_f beyond the deadband θ_0 (see the module), zero within it; k_l at
     most LEVEL_PER_TICK / ``dt`` [s]."""
-    tilt = angle_between(normal, floor_normal)
+    tilt = sole_tilt(normal, floor_normal)
     if tilt <= gains.tilt_deadband:
         return np.zeros(3)
     gain = min(gains.level_gain, LEVEL_PER_TICK / dt) if dt > 0.0 else gains.level_gain

@@ -59,8 +59,8 @@ PERTURBATION_PARAMETERS = {  # how the plant differs from the robot's files and 
     "effort_noise": "effort noise std, a fraction of each actuator's limit",
     "effort_offset": "effort offset, ± a fraction of each actuator's limit",
     "command_delay": "actuator_commands applied this many commands late",
-    "floor_roll": "the floor inclined about x: its +y side raised by this angle [rad] (gravity turns; the IMU's attitude "
-                  "is against gravity)",
+    "floor_roll": "the floor inclined about x: its +y side raised by this angle [rad] (gravity turns; the IMU's "
+                  "attitude is against gravity)",
     "floor_pitch": "then about y: its +x side lowered by this angle [rad]",
     "perturbation_seed": "seeds the perturbation's random draws (the same seed, the same plant)",
 }

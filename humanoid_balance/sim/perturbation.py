@@ -11,10 +11,10 @@
   ``effort_offset``);
 - commands applied ``command_delay`` control ticks late;
 - the floor inclined: turned by ``floor_roll`` about the world's x axis, then ``floor_pitch`` about its y axis [rad] (a
-  positive roll raises the floor's +y side, a positive pitch lowers its +x side). The plant's world frame stays the floor's and gravity turns instead, the same
-  mechanics; the IMU reports its attitude against gravity, as an attitude filter does, so the robot finds the slope
-  under its feet; and MuJoCo's no-slip pass holds the soles where its soft contacts would let them creep downhill
-  (≈ 3 mm/s at 3°, which a rubber sole does not do).
+  positive roll raises the floor's +y side, a positive pitch lowers its +x side). The plant's world frame stays the
+  floor's and gravity turns instead, the same mechanics; the IMU reports its attitude against gravity, as an attitude
+  filter does, so the robot finds the slope under its feet; and MuJoCo's no-slip pass holds the soles where its soft
+  contacts would let them creep downhill (≈ 5 mm/s at 3°, which a rubber sole does not do).
 
 The draws come from one generator seeded with ``perturbation_seed``: the same perturbation gives the same plant.
 Units: SI (rad, m, s, fractions).

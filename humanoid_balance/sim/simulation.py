@@ -316,7 +316,8 @@ class Simulation:
         quaternion, angular_velocity = _xyzw(data[orientation]), data[gyro].copy()
         if self.floor_rotation is not None:  # the attitude against gravity, not against the floor
             x, y, z, w = quaternion
-            quaternion = np.array(pin.Quaternion(self.floor_rotation @ pin.Quaternion(w, x, y, z).toRotationMatrix()).coeffs())
+            attitude = self.floor_rotation @ pin.Quaternion(w, x, y, z).toRotationMatrix()
+            quaternion = np.array(pin.Quaternion(attitude).coeffs())
         perturbation = self.perturbation
         if not self.perturbed:
             return quaternion, angular_velocity, acceleration

@@ -6,9 +6,9 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_balance.control.floor import VERTICAL, Floor
+from humanoid_balance.control.floor import Floor
 from humanoid_balance.control.foot_damping import FootDampingGains, levelling_rate
-from humanoid_balance.model.soles import SoleRectangle
+from humanoid_balance.model.soles import VERTICAL, SoleRectangle
 
 SOLE = SoleRectangle(-0.1, 0.1, -0.05, 0.05)
 DT = 0.002

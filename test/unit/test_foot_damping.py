@@ -10,10 +10,9 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from humanoid_balance.control.dcm_feedback import DcmFeedback, zmp_wrench
-from humanoid_balance.control.floor import VERTICAL
 from humanoid_balance.control.foot_damping import LEVEL_PER_TICK, FootDampingGains, levelling_rate, sole_twists
 from humanoid_balance.control.momentum_balance import WrenchDistribution, contact_wrench_map
-from humanoid_balance.model.soles import SoleRectangle, sole_tilt
+from humanoid_balance.model.soles import VERTICAL, SoleRectangle, sole_tilt
 
 MASS, HEIGHT, GRAVITY = 50.0, 0.9, 9.81
 OMEGA = math.sqrt(GRAVITY / HEIGHT)
