@@ -85,12 +85,12 @@ class InputGuard:
         return self.clock.now().nanoseconds
 
     def check_stamp(self, topic, stamp):
-        """The stamp in seconds, if it is in line (StampPolicy); else RejectedMessage. It is adopted when the message
-        is accepted (:meth:`accept`)."""
+        """The time to compute with [s] (the stamp, at most the node's clock: StampVerdict.time), if the stamp is in
+        line (StampPolicy); else RejectedMessage. It is adopted when the message is accepted (:meth:`accept`)."""
         clock = self._now()
         verdict = self.stamps.check(topic, stamp_seconds(stamp), clock * 1e-9)
         self._pending = (verdict, clock)
-        return verdict.seconds
+        return verdict.time
 
     def accept(self, topic):
         self._accepted += 1
@@ -105,7 +105,7 @@ class InputGuard:
         if topic == self.main_topic:  # the only topic whose age is reported: the clock its stamp was checked at
             self._last_good = self._now() if pending is None else pending[1]
             if pending is not None:
-                self.ticks.take(pending[0].seconds)
+                self.ticks.take(pending[0].time)
 
     def reject(self, error):
         self._pending = None

@@ -10,7 +10,10 @@ seconds), so that it is tested without a node:
   sim time before its first /clock, whose clock reads 0); one ahead within ``max_lead`` is accepted, but the topic's
   clock moves only as far as the node's: a message stamped ahead of when it arrived cannot make the valid ones after
   it look old either (a bad publisher's stamps up to 0.5 s ahead once held a node's real stream back as
-  ``stamp_backwards`` until the clock-jump rule followed it);
+  ``stamp_backwards`` until the clock-jump rule followed it), and it is computed with at its arrival
+  (:attr:`StampVerdict.time`): a measurement is not taken after it is received (copies of joint_states stamped up
+  to 0.5 s ahead once set the state estimator's clock ahead, the true readings after them came with a negative
+  time step, its base stopped integrating, and the robot fell);
 - ``jump_messages`` out-of-line stamps in a row, of one kind and going forward among themselves, are a jump of the
   source's clock (a restarted driver or simulator, a clock step): accepted, reported once and followed.
 """
@@ -48,6 +51,8 @@ class StampVerdict(NamedTuple):
     topic: str
     seconds: float              # the stamp [s]
     now: float                  # the node's clock when it was checked [s]
+    time: float                 # the time to compute with: the stamp, at most the node's clock (and the source's
+                                # followed lead over it) [s]
     jump: Optional[str] = None  # the out-of-line kind a jump is made of (stamp_future or stamp_backwards)
 
 
@@ -69,14 +74,14 @@ class StampPolicy:
         elif track.last is not None and seconds < track.last:
             kind = "stamp_backwards"
         else:
-            return StampVerdict(topic, seconds, now)
+            return StampVerdict(topic, seconds, now, self._received(track, seconds, now))
         if track.run_kind == kind and track.run_last is not None and seconds > track.run_last:
             track.run += 1
         else:
             track.run, track.run_kind = 1, kind
         track.run_last = seconds
         if track.run >= self.jump_messages:
-            return StampVerdict(topic, seconds, now, kind)
+            return StampVerdict(topic, seconds, now, seconds, kind)
         if kind == "stamp_future":
             raise RejectedMessage(kind, f"{topic}: stamp {seconds:.6f} s is {seconds - now:.3f} s ahead of the "
                                         f"node's clock (max_stamp_lead {self.max_lead} s)")
@@ -91,8 +96,11 @@ class StampPolicy:
                              track.last if track.last is not None else verdict.now, track.run)
             if jump.ahead:
                 track.offset = verdict.seconds - verdict.now
-        seconds = verdict.seconds
-        if verdict.now > 0.0:  # no further than the node's clock (and the source's followed lead over it)
-            seconds = min(seconds, verdict.now + track.offset)
-        track.last, track.run = seconds, 0
+        track.last, track.run = self._received(track, verdict.seconds, verdict.now), 0
         return jump
+
+    @staticmethod
+    def _received(track, seconds, now):
+        """``seconds``, no further than the node's clock ``now`` (and the source's followed lead over it) [s]; as it
+        is before the first clock (a node on sim time reads 0)."""
+        return min(seconds, now + track.offset) if now > 0.0 else seconds

@@ -53,6 +53,25 @@ def test_a_stamp_ahead_within_the_lead_moves_the_topics_clock_only_as_far_as_the
     assert rejected_kind(policy, "odom", NOW - 0.005, now=NOW + 0.02) == "stamp_backwards"
 
 
+def test_a_stamp_ahead_is_computed_with_at_the_node_s_clock():
+    """A measurement is not taken after it arrives: a message stamped 0.4 s ahead (within max_lead) is computed with
+    at the node's clock, so the true readings after it keep a positive time step from it (a state estimator that
+    integrated on the raw stamp went back 0.4 s at the next reading); in line, the stamp itself; a followed clock
+    jump ahead, the source's stamps."""
+    policy = StampPolicy(max_lead=1.0, jump_messages=3)
+    verdict = policy.check("joint_states", NOW - 0.003, NOW)
+    assert verdict.time == NOW - 0.003
+    policy.adopt(verdict)
+    early = policy.check("joint_states", NOW + 0.4, NOW)
+    assert early.time == NOW
+    policy.adopt(early)
+    assert policy.check("joint_states", NOW + 0.002, NOW + 0.004).time - early.time == pytest.approx(0.002)
+    for k in range(2):  # a jump of the source's clock 5 s ahead, followed at its third stamp
+        assert rejected_kind(policy, "imu", NOW + 5.0 + 0.01 * k, NOW + 0.01 * k) == "stamp_future"
+    assert accept(policy, "imu", NOW + 5.02, NOW + 0.02).ahead
+    assert policy.check("imu", NOW + 5.03, NOW + 0.03).time == NOW + 5.03
+
+
 def test_before_the_first_clock_nothing_is_ahead():
     """A node on sim time before its first /clock reads 0: the lead check waits for the clock."""
     assert accept(StampPolicy(max_lead=1.0), "imu", 5000.0, now=0.0) is None
