@@ -6,8 +6,9 @@ joint beyond its speed limit, a ZMP outside every sole in contact, a foot pushin
 accepted (``dt`` between their stamps) is implausible. A sustained disagreement — readings that stay away from the
 last accepted one, yet agree with each other, for ``persistence`` seconds of their stamps (the robot really was
 moved: a reset, a relocalisation) — is taken over, and the node says so; readings that do not agree with each other
-(noise, a fuzzer) are never taken over. One reading alone is bounded by :func:`weight_ratio` (a foot's force against
-the robot's weight) and by the support polygon (the balancer's ZMP margin). Units: SI.
+(noise, a fuzzer) are never taken over. :class:`ChangeGate` bounds how often a state can change to a value (a foot
+lifted again sooner than any step lifts and puts it down). One reading alone is bounded by :func:`weight_ratio` (a
+foot's force against the robot's weight) and by the support polygon (the balancer's ZMP margin). Units: SI.
 """
 import math
 from typing import NamedTuple
@@ -15,8 +16,8 @@ from typing import NamedTuple
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["MotionGate", "GateVerdict", "PERSISTENCE", "base_bounds", "joint_speed_bounds", "pose_difference",
-           "rotation_difference", "weight_ratio"]
+__all__ = ["ChangeGate", "MotionGate", "GateVerdict", "PERSISTENCE", "base_bounds", "joint_speed_bounds",
+           "pose_difference", "rotation_difference", "weight_ratio"]
 
 PERSISTENCE = 0.5
 """[s of stamps] how long readings must disagree with the last accepted one, and agree with each other, before they
@@ -113,6 +114,29 @@ def _elapsed(time, since, clock, since_clock):
     if clock is None or since_clock is None:
         return time - since
     return min(time - since, clock - since_clock)
+
+
+class ChangeGate:
+    """A state that changes to ``value`` at most once per ``min_interval`` [s]: such a change sooner after the last
+    accepted change is implausible (a foot lifted again faster than any step lifts and puts it down); a change to
+    another value is always plausible (a foot put down)."""
+
+    def __init__(self, value, min_interval):
+        self.bounded, self.min_interval = value, min_interval
+        self.value, self.changed = None, None  # the state, and when it last changed [s]
+
+    def check(self, value, time):
+        """Whether ``value`` at ``time`` [s] is plausible; if so, it is the state. The first value always is."""
+        if value == self.value:
+            return True
+        if value == self.bounded and self.changed is not None and time - self.changed < self.min_interval:
+            return False
+        self.value, self.changed = value, time
+        return True
+
+    def since(self, time):
+        """How long before ``time`` [s] the state last changed [s]."""
+        return time - self.changed
 
 
 def joint_speed_bounds(robot, names, ratio):

@@ -17,7 +17,9 @@ the CoPs, the support polygon and the markers, which only people look at, at ``d
 something subscribes to them.
 A foot the balancer says is lifted (balance/<foot>/lifted: by a step, or by a push that tipped the robot onto the other
 foot) is aerial and, from actuator forces, carries no wrench — the leg's dynamics, or its drives pressing towards a
-floor it has left, would read as load — until the balancer puts it down, or for lift_timeout at most.
+floor it has left, would read as load — until the balancer puts it down, or for lift_timeout at most. A foot said
+lifted sooner than min_lift_interval after it was last lifted or put down is not (rejected as implausible: a second
+publisher on the balancer's topic, not a step); a foot put down always is.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
 not adopted; a sustained jump of the source's clock is followed (nodes/stamp_policy.py).
 """
@@ -33,6 +35,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_balance.estimation.contact_state import ACTUATOR_FORCES, FT_SENSORS, ContactEstimator
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT, UNKNOWN
+from humanoid_balance.estimation.plausibility import ChangeGate
 from humanoid_balance.model import load_robot
 from humanoid_balance.model.robot_config import check_robot_config, robot_parameter
 from humanoid_balance.nodes.diagnostics import Diagnostics
@@ -95,6 +98,11 @@ class ContactEstimatorNode(Node):
             "lift_timeout", 2.0, force_range("a foot balance/<foot>/lifted has lifted is put down after at most [s] "
                                              "(a balancer gone silent)")).value
         self.lifted = {foot: LatestInput(self, lift_timeout) for foot in self.feet}
+        min_lift_interval = self.declare_parameter(
+            "min_lift_interval", 0.1, force_range("a foot balance/<foot>/lifted lifts sooner than this after its last "
+                                                  "lift or put-down is not (no step lifts and puts down a foot as "
+                                                  "fast) [s]")).value
+        self.lift_changes = {foot: ChangeGate(True, min_lift_interval) for foot in self.feet}
 
         self.joints = JointStateReader("estimated_joint_states", self.robot.joint_names)
         self.plausibility = Plausibility(self, self.robot, soles)
@@ -117,7 +125,7 @@ class ContactEstimatorNode(Node):
             subscribe(self, Imu, "imu", self.on_imu, SENSOR_QOS)
         for foot in self.feet:
             subscribe(self, Bool, f"balance/{foot}/lifted",
-                      lambda message, foot=foot: self.lifted[foot].set(message.data), CHANGES_QOS)
+                      lambda message, foot=foot: self.on_lifted(foot, message), CHANGES_QOS)
         if mode == FT_SENSORS:
             for foot in self.feet:
                 subscribe(self, WrenchStamped, f"{foot}/wrench",
@@ -144,6 +152,14 @@ class ContactEstimatorNode(Node):
         quaternion = unit_quaternion(message.pose.pose.orientation, "odom")
         self.plausibility.check_base(self.base_gate, position, quaternion, time, "odom")
         self.odom.set(message.header.stamp, (position, quaternion))
+
+    def on_lifted(self, foot, message):
+        topic, now = f"balance/{foot}/lifted", self.get_clock().now().nanoseconds * 1e-9
+        gate = self.lift_changes[foot]
+        if not gate.check(message.data, now):
+            raise RejectedMessage("implausible", f"{topic}: lifted {gate.since(now):.3f} s after it was last lifted or "
+                                                 f"put down (min_lift_interval {gate.min_interval} s)")
+        self.lifted[foot].set(message.data)
 
     def on_imu(self, message):
         stamp = self.guard.check_stamp("imu", message.header.stamp)

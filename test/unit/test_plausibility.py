@@ -9,8 +9,8 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_balance.estimation.plausibility import (PERSISTENCE, MotionGate, base_bounds, joint_speed_bounds,
-                                                      rotation_difference, weight_ratio)
+from humanoid_balance.estimation.plausibility import (PERSISTENCE, ChangeGate, MotionGate, base_bounds,
+                                                      joint_speed_bounds, rotation_difference, weight_ratio)
 
 PERIOD = 0.01  # [s] 100 Hz
 
@@ -112,3 +112,16 @@ def test_a_component_without_a_bound_takes_any_step():
     gate.check(np.zeros(2), 0.0)
     assert gate.check(np.array([0.0, 100.0]), 0.0).accepted
     assert not gate.check(np.array([1.0, 100.0]), 0.0).accepted
+
+
+def test_a_foot_lifted_again_sooner_than_a_step_can_is_refused_and_put_down_always():
+    """A real step: lifted at 1.0 s, put down at 1.35 s, lifted again at 2.0 s. A second publisher toggling the flag:
+    its lifts within min_interval of the last change are refused, its put-downs taken."""
+    gate = ChangeGate(True, 0.1)
+    assert gate.check(False, 0.0)
+    assert [gate.check(value, time) for value, time in ((True, 1.0), (False, 1.35), (True, 2.0))] == [True] * 3
+    assert gate.check(False, 2.01)                 # put down: always
+    assert not gate.check(True, 2.05)              # lifted 0.04 s after: refused
+    assert gate.since(2.05) == pytest.approx(0.04)
+    assert gate.check(False, 2.06)                 # the state it holds: no change
+    assert gate.check(True, 2.12) and gate.value   # 0.11 s after the put-down
