@@ -48,8 +48,9 @@ class StarvedRun(NamedTuple):
     refused: int       # CoM references the balancer refused as starved (the one sent, or none)
 
 
-def starved(jobs, priority, robot=ROBOT):
-    """One run beside ``jobs`` CPU-bound jobs, the nodes at SCHED_FIFO ``priority`` (0: the default scheduler)."""
+def starved(jobs, priority, robot=ROBOT, watched=WATCHED):
+    """One run beside ``jobs`` CPU-bound jobs, the nodes at SCHED_FIFO ``priority`` (0: the default scheduler),
+    watched for ``watched`` [s] after the CoM reference."""
     parameters = {node: {"realtime_priority": priority} for node in SUITE}
     parameters[PLANT] = {"realtime_priority": PLANT_PRIORITY}
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(jobs)]
@@ -63,7 +64,7 @@ def starved(jobs, priority, robot=ROBOT):
             reference.point.x, reference.point.z = AHEAD, 0.8
             com_reference.publish(reference)
             since = len(chain.heights)
-            chain.spin(WATCHED)
+            chain.spin(watched)
             lowest = min((height for _, height in chain.heights[since:]), default=float("nan"))
             rates = {node: float(status.values["update rate [Hz]"]) for node, status in chain.status.items()
                      if node in SUITE}

@@ -9,10 +9,12 @@ granted."""
 import pytest
 
 from humanoid_balance.bench.dds_loop import PLANT
-from humanoid_balance.bench.starved_chain import NODE_PRIORITY, PLANT_PRIORITY, RATE, starved
+from humanoid_balance.bench.starved_chain import NODE_PRIORITY, PLANT_PRIORITY, RATE, STANDING, starved
 
 pytestmark = pytest.mark.dds
 JOBS = 4            # CPU-bound jobs beside the chain, on a 2-core machine
+BURNERS = 2         # ... in the minute-long run
+MINUTE = 60.0       # [s]
 KEPT_RATE = 0.95    # of the plant's, each node's update rate at least (61-97 Hz at the default scheduler)
 
 
@@ -32,8 +34,12 @@ def test_at_sched_fifo_the_chain_keeps_its_rate_and_the_robot_up_beside_cpu_boun
     assert run.refused == 0  # granted, at the support's edge
 
 
-def test_at_the_default_scheduler_the_starved_nodes_say_so_and_the_robot_stands():
-    run = starved(JOBS, 0)
+def test_a_minute_beside_two_cpu_burners_at_the_default_scheduler_the_starved_nodes_say_so_and_the_robot_stands():
+    """Issue 54: the free-running chain at the default scheduler beside two CPU-bound jobs for a minute, asked after
+    2 s for a CoM 0.5 m ahead of the toes (beyond the feet): the robot stays up and the nodes that fall behind say so
+    (before the balance degraded on a starved computer, the robot fell in 1 run of 3 beside 2 jobs, 2 of 3 beside
+    4)."""
+    run = starved(BURNERS, 0, watched=MINUTE - STANDING)
     skip_unless_granted(run)  # (the plant's SCHED_FIFO: without it the plant starves too)
-    assert run.behind, f"no node said it fell behind or was starved, their rates {run.rates}"
     assert run.stood, f"fell: base at {run.lowest:.3f} m from {run.standing:.3f}; rates {run.rates}"
+    assert run.behind, f"no node said it fell behind or was starved, their rates {run.rates}"
