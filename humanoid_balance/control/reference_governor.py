@@ -28,6 +28,7 @@ OUTSIDE_SUPPORT = "outside the support polygon"
 HEIGHT_OUT_OF_REACH = "height out of the legs' reach"
 APPROACHING = "approached at the speed and acceleration limits"
 MIN_MARGIN = 0.005    # [m] the acceleration bound ω² margin never uses less (a zero margin would freeze the reference)
+WIDEN_STEP = 0.005    # [m] the grid of the extra margin on a starved computer
 GRANTED_AS_ASKED = 1e-3  # [m] a value granted within this of the one asked, in every coordinate, is granted as asked
                          # (and a reference this close to its target is on it): a limitation is one the diagnostics,
                          # in millimetres, can show
@@ -74,6 +75,7 @@ class ComGovernor:
             raise ValueError(f"max_com_speed and max_com_acceleration must be > 0, got {max_speed} m/s and "
                              f"{max_acceleration} m/s²")
         self.margin, self.max_speed, self.max_acceleration = margin, max_speed, max_acceleration
+        self.extra_margin = 0.0  # [m] further inside on a starved computer (widen)
         self.position: Optional[np.ndarray] = None
         self.velocity = np.zeros(3)
         self._polygon, self._shrunk = None, None
@@ -88,6 +90,13 @@ class ComGovernor:
         the soles): the reference moves with it at once, as the same point on that ground, not as a new wish."""
         if self.position is not None:
             self.position = self.position + offset
+
+    def widen(self, extra):
+        """Keep the reference ``extra`` [m] further inside the support than the margin (a starved computer:
+        loop.BalanceStage), on a grid of WIDEN_STEP so that the shrunk polygon is not made again every tick."""
+        extra = WIDEN_STEP * round(extra / WIDEN_STEP)
+        if extra != self.extra_margin:
+            self.extra_margin, self._polygon = extra, None
 
     def acceleration_bound(self, omega):
         """a = min(a_max, ω² margin) [m/s²]: the reference's ZMP stays within the margin of it (LIPM, eq. 23)."""
@@ -139,7 +148,7 @@ class ComGovernor:
 
     def _shrunk_polygon(self, support):
         if support is not self._polygon:
-            self._polygon, self._shrunk = support, support.shrunk(self.margin)
+            self._polygon, self._shrunk = support, support.shrunk(self.margin + self.extra_margin)
         return self._shrunk
 
 

@@ -8,14 +8,16 @@ Starved (loop.starvation: more than a fifth of the states' ticks skipped over th
 ``starved_rate`` of them computed on a second), the balance degrades rather than acting on a loop slower and later
 than the one it was tuned for: a new CoM reference, limb trajectory or pose, step, jump or mode change is refused
 (:class:`Starved`, with the share skipped), and the CoM reference granted when the starvation began is held — the
-wish is kept and approached again once the ticks come back. What the robot stands on is still read from the feet's
+wish is kept and approached again once the ticks come back. Before it is starved, and while it is, the CoM reference
+stays further inside the support polygon, by up to ``starved_margin`` support margins, in proportion to the share of
+ticks skipped recently (Starvation.lateness). What the robot stands on is still read from the feet's
 phases as they come: a late message changes nothing about them.
 """
 import numpy as np
 
 from humanoid_balance.control.balancer import BalancerState, Refused, balance_controller, change_mode
 from humanoid_balance.estimation.contact_wrench import AERIAL, CONTACT
-from humanoid_balance.loop.starvation import STARVED_RATE, Starvation
+from humanoid_balance.loop.starvation import STARVED, STARVED_RATE, Starvation
 
 __all__ = ["BalanceStage", "NoContact", "Starved", "MAX_DT"]
 
@@ -39,9 +41,11 @@ class BalanceStage:
         config: its BalancerConfig.
         sections: the limbs' embedded-motion Sections (J-busy and C-busy).
         starved_rate: [Hz] the rate under which skipping states is starvation (loop.starvation.STARVED_RATE).
+        starved_margin: how much further inside the support the CoM reference stays when starved, in support
+            margins (in proportion to Starvation.lateness below starvation).
     """
 
-    def __init__(self, robot, config, sections=(), starved_rate=STARVED_RATE):
+    def __init__(self, robot, config, sections=(), starved_rate=STARVED_RATE, starved_margin=1.0):
         self.controller = balance_controller(robot, config, sections)
         feet = config.feet
         self.phases = [None] * len(feet)   # per foot: True in contact, False aerial, None none known (in contact)
@@ -51,6 +55,7 @@ class BalanceStage:
         self.last_time = None              # of the last tick's state [s]
         self.holding = False               # the next tick restarts from the measured posture (after stale inputs)
         self.starvation = Starvation(rate=starved_rate)  # of the states' ticks
+        self.starved_margin = starved_margin * config.support_margin  # [m]
         self.granted = None                # the CoM reference the last tick granted, world [m]
         self.held = None                   # the one held while starved
 
@@ -84,7 +89,9 @@ class BalanceStage:
         controller = self.controller
         if self.com_reference is None:
             self.com_reference = controller.centroidal.com(q)
-        if self.starvation.take(time):
+        starved = self.starvation.take(time)
+        controller.governor.widen(self.starved_margin * min(1.0, self.starvation.lateness / STARVED))
+        if starved:
             if self.held is None:
                 self.held = self.com_reference if self.granted is None else self.granted
         else:

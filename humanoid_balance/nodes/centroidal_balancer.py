@@ -91,6 +91,9 @@ class CentroidalBalancerNode(LifecycleNode):
         self.declare_parameter("starved_rate", STARVED_RATE, describe(
             "skipping more than a fifth of the states' ticks while computing on fewer than this many a second is a "
             "starved computer: new references are refused, the granted CoM held [Hz]", True))
+        self.declare_parameter("starved_margin", 1.0, describe(
+            "how much further inside the support polygon the CoM reference stays on a starved computer, in "
+            "support_margins (in proportion to the share of the states' ticks skipped, up to a fifth)", True))
         for name, tunable in parameters().items():  # the shared tunables, and each mode's gains as <mode>.<field>
             self.declare_parameter(name, tunable.parameter_default, describe(tunable.text, True))
         self.declare_parameter("world_frame", "odom", describe("frame of balance/com and the markers"))
@@ -129,7 +132,9 @@ class CentroidalBalancerNode(LifecycleNode):
                                  f"{', '.join(CONTACT_PHASES)}")
             if not value("starved_rate") > 0.0:
                 raise ValueError(f"parameter 'starved_rate': {value('starved_rate')} is not a rate above 0 Hz")
-            self.stage = BalanceStage(self.robot, config, self.extra, value("starved_rate"))
+            if not value("starved_margin") >= 0.0:
+                raise ValueError(f"parameter 'starved_margin': {value('starved_margin')} is not ≥ 0")
+            self.stage = BalanceStage(self.robot, config, self.extra, value("starved_rate"), value("starved_margin"))
             self.core.check(self.robot.reference_q)
             self.plausibility = Plausibility(self, self.robot, robot_config.soles)
         except (ModelError, ValueError) as error:

@@ -109,3 +109,15 @@ def test_margins_and_bounds_are_validated_with_their_names():
         ComGovernor(-0.01)
     with pytest.raises(ValueError, match="max_com_speed"):
         ComGovernor(0.02, 0.0, 1.0)
+
+
+def test_a_widened_margin_holds_the_reference_further_inside_on_its_grid():
+    """A starved computer (loop.BalanceStage): a wish beyond the toes is held margin + extra inside them, the extra on
+    a 5 mm grid, and back at the margin once it is taken away."""
+    governor = ComGovernor(0.02, max_speed=0.1, max_acceleration=0.5)
+    governor.reset([0.02, 0.0, 0.8])
+    wish = np.array([0.5, 0.0, 0.8])
+    for extra, held in ((0.0, 0.12), (0.021, 0.10), (0.0, 0.12)):
+        governor.widen(extra)
+        positions, _ = run(governor, wish)
+        assert positions[-1, 0] == pytest.approx(held, abs=1e-4), extra

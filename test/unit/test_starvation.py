@@ -6,7 +6,7 @@ import pytest
 
 from humanoid_balance.bench.closed_loop import robot_config
 from humanoid_balance.loop import BalanceLoop, Starved
-from humanoid_balance.loop.starvation import STARVED, Starvation
+from humanoid_balance.loop.starvation import LATENESS_MEMORY, STARVED, Starvation
 
 PERIOD = 0.01  # [s] a 100 Hz source
 
@@ -52,6 +52,23 @@ def test_an_outage_or_a_clock_set_back_is_no_starvation():
     assert not any(starvation.take(t) for t in stamps(3.01, 0.5))
     assert not starvation.take(0.5)  # the source's clock went back (a simulation reset)
     assert starvation.fraction == 0.0
+
+
+def test_the_lateness_is_the_share_skipped_held_and_decaying_and_none_for_a_fast_balancer():
+    """One tick in ten skipped (90 Hz of a 100 Hz source: not starved) is a lateness of 0.1, held through a second at
+    full rate and decaying with LATENESS_MEMORY after; a balancer at 286 Hz of a 1 kHz robot is not late at all."""
+    starvation = Starvation()
+    every_tenth = [t for k, t in enumerate(stamps(0.0, 2.0)) if k % 10 != 9]
+    assert not any(starvation.take(t) for t in every_tenth)
+    assert starvation.lateness == pytest.approx(0.1, abs=0.01)
+    for t in stamps(2.0, 1.0 + LATENESS_MEMORY):
+        starvation.take(t)
+    assert starvation.fraction == 0.0
+    assert starvation.lateness == pytest.approx(0.1 * np.exp(-(1.0 + LATENESS_MEMORY) / LATENESS_MEMORY), rel=0.2)
+    fast = Starvation()
+    for t in np.cumsum(np.tile([0.001, 0.004, 0.004, 0.004, 0.004, 0.004], 100)):
+        fast.take(t)
+    assert fast.fraction > 0.7 and fast.lateness == 0.0
 
 
 def test_a_starved_balance_refuses_new_references_and_holds_the_granted_com():
