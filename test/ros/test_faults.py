@@ -39,7 +39,8 @@ DOWN_TIME = 10.0  # a killed node stays down this long [s of wall time] before i
                  # its soles grew until it fell some 5–9 s after the kill — after a quick restart, only now and then)
 
 
-@pytest.mark.parametrize("node", SUITE)
+@pytest.mark.parametrize("node", [node for node in SUITE if node != "loop_closure_mapper"])  # (its gap is the
+# plant's to hold, as a robot's driver holds when its commands stop: the mapper keeps no state a restart could lose)
 def test_kill_9_and_restart_the_others_report_and_hold_then_the_chain_resumes(chain, node):
     before = chain.watch.baseline()
     chain.kill(node)

@@ -15,13 +15,13 @@ from humanoid_balance.cli import main
 def test_smoke_run_writes_every_experiment_and_the_machine(tmp_path):
     output = tmp_path / "BENCHMARKS.md"
     # their own tests: the DDS chains (test_bench_dds_loop, test_faults, test_realtime_chain), the push through the
-    # nodes (test_demo, test_free_running, and experiment 12 below pushes through the same demo loop), the feet alone
-    # (test_flat_soles_through_nodes pushes through experiment 13's loop at 90 % of the bound, where its smoke run
-    # pushes at 50 %)
-    names = [name for name in EXPERIMENTS if name not in ("dds", "soak", "nodes_push", "starved", "feet")]
+    # nodes (test_demo, test_free_running), the feet alone (test_flat_soles_through_nodes pushes through experiment
+    # 13's loop at 90 % of the bound, where its smoke run pushes at 50 %), the recovery steps (experiment 12: the demo
+    # loop with steps on, which test_demo's step scenario and test_steps_through_nodes run)
+    names = [name for name in EXPERIMENTS if name not in ("dds", "soak", "nodes_push", "starved", "feet", "step")]
     results = run_benchmarks(names, smoke=True, output=output, progress=lambda *args, **kwargs: None)
     assert not [r for r in results if r.measured.startswith("error:")]
-    assert {r.experiment.split()[0] for r in results} == {"1", "2", "3", "4", "5", "6", "8", "11", "12"}
+    assert {r.experiment.split()[0] for r in results} == {"1", "2", "3", "4", "5", "6", "8", "11"}
     by_quantity = {r.quantity: r for r in results}
     # a 12 N·s push on 67.7 kg is 0.18 m/s: recovered without a fall; a fallen robot reads "fell"
     assert by_quantity["fall / largest sole slip"].measured.startswith("no fall")
@@ -30,8 +30,6 @@ def test_smoke_run_writes_every_experiment_and_the_machine(tmp_path):
     assert by_quantity["CoM deviation, 1 Hz arm trajectories, momentum mode"].met
     # the VIIP standing impedance (ω = 8 rad/s, ζ = 1) holds the COG: it used to bounce off the floor by ±15 mm
     assert by_quantity["COG height held while standing"].met
-    # with recovery steps on, a push the feet hold is held (no fall) through the nodes
-    assert by_quantity["momentum mode, 12 N·s lateral, stepping"].met
     # a plant 20 % off in every mass, 2 cm in every CoM, with noisy, biased sensors and late commands: it stands
     assert by_quantity["(d) all at once, momentum mode"].met
     # every core's budget row carries its ratio to crba and its time, which the after-a-sleep row repeats beside its own

@@ -139,6 +139,7 @@ def running_chain(lockstep, restartable=False):
 
 
 def assert_standing_as_before(chain, before, what):
+    """The chain and the robot as they were ``before`` (a Watch.baseline) after ``what``; the baseline now."""
     commands, height = chain.watch.baseline()
     assert abs(chain.base_height - before[1]) < HEIGHT_TOLERANCE, \
         f"base at {chain.base_height:.3f} m after {what}, {before[1]:.3f} m before"
@@ -146,3 +147,4 @@ def assert_standing_as_before(chain, before, what):
     assert error < COMMAND_TOLERANCE, f"actuator commands {error:.2e} from their values before {what}"
     assert not chain.watch.violations, chain.watch.violations[:5]
     assert not chain.exited(), {name: chain.processes[name].tail() for name in chain.exited()}
+    return commands, height
