@@ -8,7 +8,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_balance.estimation.plausibility import (PERSISTENCE, MotionGate, base_bounds, joint_speed_bounds,
-                                                      pose_difference, weight_ratio)
+                                                      pose_difference, rotation_difference, weight_ratio)
 from humanoid_balance.nodes.messages import RejectedMessage
 from humanoid_balance.nodes.parameters import describe
 
@@ -95,6 +95,11 @@ class Plausibility:
                                + [self.value["attitude_step_tolerance"]], self.value["implausible_takeover_time"],
                                pose_difference), BASE_COMPONENTS, BASE_UNITS)
 
+    def attitude_gate(self, what):
+        """The Gate of an attitude (rotation matrix) called ``what``: it turns at most as the base does."""
+        return Gate(MotionGate(self.base_angular_speed, self.value["attitude_step_tolerance"],
+                               self.value["implausible_takeover_time"], rotation_difference), (what,), ("rad",))
+
     def check(self, gate, value, time, topic):
         """Pass ``value`` stamped ``time`` [s] through ``gate`` (a Gate); RejectedMessage('implausible') naming the
         component when it is refused; a warning when it is taken over."""
@@ -115,6 +120,10 @@ class Plausibility:
         """A base pose (position [m], unit quaternion x, y, z, w) through its gate (:meth:`base_gate`)."""
         rotation = pin.Quaternion(np.asarray(quaternion_xyzw, dtype=float)).toRotationMatrix()
         self.check(gate, (np.asarray(position, dtype=float), rotation), time, topic)
+
+    def check_attitude(self, gate, quaternion_xyzw, time, topic):
+        """An attitude (unit quaternion x, y, z, w) through its gate (:meth:`attitude_gate`)."""
+        self.check(gate, pin.Quaternion(np.asarray(quaternion_xyzw, dtype=float)).toRotationMatrix(), time, topic)
 
     def check_force(self, force, topic):
         """RejectedMessage('implausible') for a contact force [N] beyond max_contact_force_ratio times the weight."""

@@ -96,6 +96,7 @@ class StateEstimatorNode(Node):
         self.joints = JointStateReader("joint_states", self.robot.actuated_names, optional=self.robot.measured_names)
         self.plausibility = Plausibility(self, self.robot, config.soles)
         self.joint_gate = self.plausibility.joint_gate(self.robot.actuated_names)
+        self.imu_gate = self.plausibility.attitude_gate("the IMU's attitude")
         self.estimates = JointStateWriter(self.robot.joint_names)
         self.odometry = OdometryWriter(odom_frame, self.base_frame)
         self.efforts = np.zeros(self.robot.nv)  # passive joints carry no motor effort
@@ -137,7 +138,9 @@ class StateEstimatorNode(Node):
 
     def on_imu(self, message):
         time = self.guard.check_stamp("imu", message.header.stamp)
-        self.imu = ImuSample(*imu_reading(message))
+        imu = ImuSample(*imu_reading(message))
+        self.plausibility.check_attitude(self.imu_gate, imu.quaternion_xyzw, time, "imu")
+        self.imu = imu
         if self.hub is not None:  # balance_stack: the contact estimator's too
             self.hub.imu(time, self.imu)
 

@@ -58,6 +58,13 @@ def joint_states(template, outside_limits=None, implausible=False):
     return faults
 
 
+def turned(o):
+    """The quaternion (x, y, z, w) of the attitude ``o`` (a geometry_msgs Quaternion) turned by 1 rad about the
+    world's z: (0, 0, sin ½, cos ½) ⊗ o."""
+    s, c = math.sin(0.5), math.cos(0.5)
+    return c * o.x - s * o.y, c * o.y + s * o.x, c * o.z + s * o.w, c * o.w - s * o.z
+
+
 def imu(template):
     def changed(quaternion=None, gyro=None, covariance=None):
         message = copy.deepcopy(template)
@@ -73,7 +80,8 @@ def imu(template):
     return [("not_unit", changed(quaternion=(0.0, 0.0, 0.0, 0.0))),
             ("not_unit", changed(quaternion=(0.0, 0.0, 0.0, 2.0))),
             ("not_finite", changed(quaternion=(math.nan, 0.0, 0.0, 1.0))), ("not_finite", changed(gyro=math.inf)),
-            ("imu_no_orientation", changed(covariance=-1.0)), *_stamps(template)]
+            ("imu_no_orientation", changed(covariance=-1.0)),
+            ("implausible", changed(quaternion=turned(template.orientation))), *_stamps(template)]
 
 
 def odometry(template):
@@ -91,14 +99,11 @@ def odometry(template):
             message.header.frame_id = frame
         return message
 
-    o = template.pose.pose.orientation
-    s, c = math.sin(0.5), math.cos(0.5)  # (0, 0, s, c) ⊗ (x, y, z, w): turned by 1 rad about the world's z
-    turned = (c * o.x - s * o.y, c * o.y + s * o.x, c * o.z + s * o.w, c * o.w - s * o.z)
     return [("not_unit", changed(quaternion=(0.0, 0.0, 0.0, 0.0))),
             ("not_unit", changed(quaternion=(2.0, 0.0, 0.0, 0.0))), ("not_finite", changed(z=math.nan)),
             ("unknown_frame", changed(frame=LONG_NAME)),
             ("implausible", changed(x=template.pose.pose.position.x + 1.0)),
-            ("implausible", changed(quaternion=turned)), *_stamps(template)]
+            ("implausible", changed(quaternion=turned(template.pose.pose.orientation))), *_stamps(template)]
 
 
 def point(template, stamped=True, implausible=False):
