@@ -138,13 +138,15 @@ def running_chain(lockstep, restartable=False):
         yield running
 
 
-def assert_standing_as_before(chain, before, what):
-    """The chain and the robot as they were ``before`` (a Watch.baseline) after ``what``; the baseline now."""
+def assert_standing_as_before(chain, before, what, commands_kept=True):
+    """The chain and the robot as they were ``before`` (a Watch.baseline) after ``what`` — the commands too, unless
+    not ``commands_kept``; the baseline now."""
     commands, height = chain.watch.baseline()
     assert abs(chain.base_height - before[1]) < HEIGHT_TOLERANCE, \
         f"base at {chain.base_height:.3f} m after {what}, {before[1]:.3f} m before"
     error = np.abs(commands - before[0]).max()
-    assert error < COMMAND_TOLERANCE, f"actuator commands {error:.2e} from their values before {what}"
+    assert error < COMMAND_TOLERANCE or not commands_kept, \
+        f"actuator commands {error:.2e} from their values before {what}"
     assert not chain.watch.violations, chain.watch.violations[:5]
     assert not chain.exited(), {name: chain.processes[name].tail() for name in chain.exited()}
     return commands, height
