@@ -120,10 +120,12 @@ class Starvation:
         if len(self.recent) + self.skipped < MIN_TICKS:
             self.starved = False
             return False
-        if self.taken_rate < 1.25 * self.rate:
-            self.lateness = max(self.lateness, self.fraction)
+        fraction, taken_rate = self.fraction, self.taken_rate
+        slow = taken_rate < 1.25 * self.rate
+        if slow:
+            self.lateness = max(self.lateness, fraction)
         if self.starved:
-            self.starved = self.fraction >= 0.5 * self.threshold and self.taken_rate < 1.25 * self.rate
+            self.starved = fraction >= 0.5 * self.threshold and slow
         else:
-            self.starved = self.fraction > self.threshold and self.taken_rate < self.rate
+            self.starved = fraction > self.threshold and taken_rate < self.rate
         return self.starved

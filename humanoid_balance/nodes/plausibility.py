@@ -58,6 +58,11 @@ def standing_com_height(robot, soles):
     return float(com[2] - min(data.oMf[robot.model.getFrameId(sole)].translation[2] for sole in soles))
 
 
+def rotation_matrix(quaternion_xyzw):
+    """The rotation matrix of a unit quaternion (x, y, z, w)."""
+    return pin.Quaternion(np.asarray(quaternion_xyzw, dtype=float)).toRotationMatrix()
+
+
 class Plausibility:
     """The plausibility parameters of ``node`` (declared here unless :func:`declare` did) for ``robot`` standing on
     ``soles``, and its checks.
@@ -118,12 +123,11 @@ class Plausibility:
 
     def check_base(self, gate, position, quaternion_xyzw, time, topic):
         """A base pose (position [m], unit quaternion x, y, z, w) through its gate (:meth:`base_gate`)."""
-        rotation = pin.Quaternion(np.asarray(quaternion_xyzw, dtype=float)).toRotationMatrix()
-        self.check(gate, (np.asarray(position, dtype=float), rotation), time, topic)
+        self.check(gate, (np.asarray(position, dtype=float), rotation_matrix(quaternion_xyzw)), time, topic)
 
     def check_attitude(self, gate, quaternion_xyzw, time, topic):
         """An attitude (unit quaternion x, y, z, w) through its gate (:meth:`attitude_gate`)."""
-        self.check(gate, pin.Quaternion(np.asarray(quaternion_xyzw, dtype=float)).toRotationMatrix(), time, topic)
+        self.check(gate, rotation_matrix(quaternion_xyzw), time, topic)
 
     def check_force(self, force, topic):
         """RejectedMessage('implausible') for a contact force [N] beyond max_contact_force_ratio times the weight."""
