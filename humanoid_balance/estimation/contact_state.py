@@ -16,6 +16,7 @@ from humanoid_balance.estimation.butterworth import ButterworthLowPass
 from humanoid_balance.estimation.support_load import SupportLoad
 from humanoid_balance.estimation.contact_wrench import (CONTACT, UNKNOWN, ContactHysteresis, center_of_pressure,
                                                         wrench_in_frame, zero_moment_point)
+from humanoid_balance.estimation.lift_claims import LiftClaims
 from humanoid_balance.estimation.quasi_static_contact import QuasiStaticContactEstimator
 from humanoid_balance.model.projected_dynamics import gravity_from_joint_jacobians
 from humanoid_balance.model.robot_config import ROBOT_DEFAULTS
@@ -104,7 +105,9 @@ class ContactEstimator:
                         else None)
         self.airborne = False  # the support's share was 0 at the last update
         self.not_lifted = np.zeros(len(self.soles), dtype=bool)
-        self.lifted = self.not_lifted  # the feet the controller had lifted at the last update
+        self.lifted = self.not_lifted  # the feet taken as lifted at the last update
+        self.lift_claims = LiftClaims([rectangle.corners() for rectangle in self.rectangles])
+        self.sample_period, self.last_time = 1.0 / sample_rate, None
 
     def configuration(self, joint_positions, base_position, base_quaternion_xyzw):
         """Pinocchio configuration from the base pose and every joint (``robot.joint_names`` order)."""
@@ -114,9 +117,10 @@ class ContactEstimator:
         """One estimate at configuration ``q``.
 
         Args:
-            lifted: per foot, whether the controller has lifted it for a step (None: none): such a foot is aerial
-                and, from actuator forces, carries no wrench (the other feet carry the weight); its wrench and the
-                others' start over from their new values when it is lifted and when it is put down.
+            lifted: per foot, whether the controller says it has lifted it for a step (None: none): once its sole
+                has risen (:mod:`~humanoid_balance.estimation.lift_claims`), such a foot is aerial and, from
+                actuator forces, carries no wrench (the other feet carry the weight); its wrench and the others'
+                start over from their new values when it is taken as lifted and when it is put down.
             specific_force: ``actuator_forces`` mode, with ``time``: the accelerometer's reading in its own frame
                 [m/s²], from which the share of the weight the supports carry follows (0 in the air: no
                 contact); None: the robot is taken as supported.
@@ -133,12 +137,15 @@ class ContactEstimator:
             ValueError: ``sensor_wrenches`` names more or fewer feet than the estimator has.
         """
         model, data = self.model, self.data
-        lifted = self.not_lifted if lifted is None else np.asarray(lifted, dtype=bool)
         if self.mode == ACTUATOR_FORCES:
             self.quasi_static.chain.linearize(q, kinematics=True)  # its J_m follows (eq. 66b)
         else:
             pin.forwardKinematics(model, data, q)
         sole_placements = [pin.updateFramePlacement(model, data, frame).copy() for frame in self.sole_ids]
+        dt = self.sample_period if time is None or self.last_time is None else time - self.last_time
+        self.last_time = time
+        lifted = self.lift_claims.update(self.not_lifted if lifted is None else np.asarray(lifted, dtype=bool),
+                                         sole_placements, dt)
         if self.mode == ACTUATOR_FORCES:
             J_c = np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
             gravity = gravity_from_joint_jacobians(model, data)

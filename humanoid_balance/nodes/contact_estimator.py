@@ -17,9 +17,10 @@ the CoPs, the support polygon and the markers, which only people look at, at ``d
 something subscribes to them.
 A foot the balancer says is lifted (balance/<foot>/lifted: by a step, or by a push that tipped the robot onto the other
 foot) is aerial and, from actuator forces, carries no wrench — the leg's dynamics, or its drives pressing towards a
-floor it has left, would read as load — until the balancer puts it down, or for lift_timeout at most. A foot said
-lifted sooner than min_lift_interval after it was last lifted or put down is not (rejected as implausible: a second
-publisher on the balancer's topic, not a step); a foot put down always is.
+floor it has left, would read as load — once its sole has risen (estimation/lift_claims.py: a foot said lifted on
+the floor is not, and is reported after UNSEEN_LIFT) until the balancer puts it down, or for lift_timeout at most. A foot said lifted sooner than min_lift_interval after it was last lifted or put
+down is not (rejected as implausible: a second publisher on the balancer's topic, not a step); a foot put down always
+is.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
 not adopted; a sustained jump of the source's clock is followed (nodes/stamp_policy.py).
 """
@@ -51,7 +52,8 @@ from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 STATE_COLORS = {CONTACT: ColorRGBA(r=0.1, g=0.8, b=0.2, a=0.6), AERIAL: ColorRGBA(r=0.6, g=0.6, b=0.6, a=0.4),
                 UNKNOWN: ColorRGBA(r=1.0, g=0.5, b=0.0, a=0.6)}
 STATE_NAMES = {CONTACT: "contact", AERIAL: "aerial", UNKNOWN: "unknown"}
-LEVEL_BASE = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))  # without odom: the base at the origin, level
+LEVEL_BASE = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))
+UNSEEN_LIFT = 0.25  # [s] a foot said lifted whose sole has not risen since is reported (a step's rises in 0.05 s)  # without odom: the base at the origin, level
 
 
 def force_range(text, high=1e5):
@@ -258,14 +260,19 @@ class ContactEstimatorNode(Node):
         if self.last is None:
             self.diagnostics.publish("WARN", f"waiting for {self.resolve_topic_name('estimated_joint_states')}", values)
             return
-        for foot, contact in zip(self.feet, self.last.feet):
+        problems = []
+        now, claims = self.get_clock().now().nanoseconds * 1e-9, self.core.lift_claims
+        for foot, contact, taken, unseen in zip(self.feet, self.last.feet, claims.taken, claims.unseen()):
             values[f"{foot} state"] = STATE_NAMES[contact.state]
             values[f"{foot} normal force [N]"] = float("nan") if contact.wrench is None else float(contact.wrench[2])
             values[f"{foot} CoP inside sole"] = contact.cop_inside()
-            values[f"{foot} lifted by the balancer"] = self.lifted[foot].fresh() is True
+            values[f"{foot} lifted by the balancer"] = ("yes" if taken else "said, but its sole has not risen: in "
+                                                        "contact" if unseen else "no")
+            if unseen and self.lift_changes[foot].since(now) > UNSEEN_LIFT:
+                problems.append(f"balance/{foot}/lifted says lifted {self.lift_changes[foot].since(now):.1f} s ago, "
+                                "but its sole has not risen: taken as in contact")
         values["total normal force [N]"] = self.last.normal_force
         values["estimated_joint_states read with odom of another stamp"] = self.odom.unpaired
-        problems = []
         if self.mode == FT_SENSORS:
             problems += [f"{foot}/wrench silent for more than {self.wrench_timeout} s: contact unknown"
                          for foot in self.silent_feet()]

@@ -8,6 +8,7 @@ from humanoid_balance.estimation.butterworth import ButterworthLowPass
 from humanoid_balance.estimation.contact_state import ACTUATOR_FORCES, FT_SENSORS, ContactEstimator
 from humanoid_balance.estimation.contact_wrench import (AERIAL, CONTACT, UNKNOWN, ContactHysteresis,
                                                         center_of_pressure, wrench_in_frame, zero_moment_point)
+from humanoid_balance.estimation.lift_claims import LIFT_CLEARANCE
 from humanoid_balance.estimation.quasi_static_contact import QuasiStaticContactEstimator
 from humanoid_balance.model.soles import sole_rectangle
 from support.model_fixtures import load, static_stance
@@ -69,6 +70,33 @@ def test_actuator_mode_end_to_end_zmp_and_support_polygon(standing):
     assert np.all(edges[:, 0] * to_zmp[:, 1] - edges[:, 1] * to_zmp[:, 0] > 0)
 
 
+def lowest_corner(robot, q, sole):
+    """The world height of ``sole``'s lowest contact corner at ``q`` [m], by pinocchio."""
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, q)
+    placement = data.oMf[robot.frame_id(sole)]
+    return min(placement.act(corner)[2] for corner in sole_rectangle(robot, sole).corners())
+
+
+def left_sole_raised(robot, q, rise):
+    """``q`` with the left knee bent and its ankle pitched back as much (the sole kept level) so that the left sole's
+    lowest corner is ``rise`` [m] higher (Newton on finite differences)."""
+    knee, ankle = (robot.model.joints[robot.model.getJointId(name)].idx_q for name in ("left_knee", "left_ankle_pitch"))
+
+    def bent(angle):
+        moved = q.copy()
+        moved[knee] += angle
+        moved[ankle] -= angle
+        return moved
+
+    target, angle = lowest_corner(robot, q, SOLES[0]) + rise, 0.0
+    for _ in range(6):
+        slope = (lowest_corner(robot, bent(angle + 1e-6), SOLES[0]) - lowest_corner(robot, bent(angle), SOLES[0])) / 1e-6
+        angle += (target - lowest_corner(robot, bent(angle), SOLES[0])) / slope
+    assert lowest_corner(robot, bent(angle), SOLES[0]) == pytest.approx(target, abs=1e-7)
+    return bent(angle)
+
+
 def test_a_foot_the_balancer_lifted_carries_nothing_and_the_other_the_weight(standing):
     """A robot on its right sole only (its wrench the one that holds the base, g_b = J_c,bᵀ F, the efforts the full
     statics'), the swing leg's efforts disturbed as its dynamics would: told the left foot is lifted, the estimate
@@ -90,7 +118,8 @@ def test_a_foot_the_balancer_lifted_carries_nothing_and_the_other_the_weight(sta
     swinging = tau.copy()
     swinging[left_leg] += 5.0  # [N or N·m] the swing leg's own acceleration, which statics cannot tell from a load
     lifted = ContactEstimator(robot, SOLES, mode=ACTUATOR_FORCES)
-    for _ in range(3):
+    lifted.update(left_sole_raised(robot, q, -2 * LIFT_CLEARANCE), actuator_efforts=tau)  # where
+    for _ in range(3):                                                             # it stood, before it rose to q
         result = lifted.update(q, actuator_efforts=swinging, lifted=[True, False])
     assert [foot.state for foot in result.feet] == [AERIAL, CONTACT]
     np.testing.assert_allclose(result.feet[0].wrench, 0.0, atol=1e-9)
@@ -102,6 +131,27 @@ def test_a_foot_the_balancer_lifted_carries_nothing_and_the_other_the_weight(sta
     for _ in range(3):
         unaware = told_nothing.update(q, actuator_efforts=swinging)
     assert np.abs(unaware.feet[0].wrench).max() > 1.0
+
+
+def test_a_foot_said_lifted_is_taken_as_lifted_only_once_its_sole_has_risen(standing):
+    """A second publisher saying a standing foot is lifted (once and held, or toggling): while its sole stays where it
+    stood, every estimate equals one told nothing (no foot aerial, no filter restarted); once the sole has risen
+    LIFT_CLEARANCE beside the other (by pinocchio), the foot is aerial until it is said put down."""
+    robot, q = standing[0], standing[1]
+    g = pin.rnea(robot.model, robot.model.createData(), q, np.zeros(robot.nv), np.zeros(robot.nv))
+    tau = g[robot.actuated_v]  # [N or N·m] efforts of the order a standing robot's
+    said, told_nothing = (ContactEstimator(robot, SOLES, mode=ACTUATOR_FORCES) for _ in range(2))
+    for k in range(12):
+        a = said.update(q, actuator_efforts=tau + 0.5 * k, lifted=[k < 6 or k % 2 == 0, False])
+        b = told_nothing.update(q, actuator_efforts=tau + 0.5 * k)
+        assert [foot.state for foot in a.feet] == [foot.state for foot in b.feet] == [CONTACT, CONTACT]
+        for mine, theirs in zip(a.feet, b.feet):
+            np.testing.assert_array_equal(mine.wrench, theirs.wrench)
+    almost, risen = (left_sole_raised(robot, q, rise) for rise in (0.9 * LIFT_CLEARANCE, 1.1 * LIFT_CLEARANCE))
+    assert said.update(almost, actuator_efforts=tau, lifted=[True, False]).feet[0].state == CONTACT
+    assert said.update(risen, actuator_efforts=tau, lifted=[True, False]).feet[0].state == AERIAL
+    assert said.update(q, actuator_efforts=tau, lifted=[True, False]).feet[0].state == AERIAL  # until put down
+    assert said.update(q, actuator_efforts=tau, lifted=[False, False]).feet[0].state != AERIAL
 
 
 def test_center_of_pressure_of_a_known_wrench_through_a_sensor_frame():
