@@ -30,6 +30,7 @@ from humanoid_balance.resources import find_file
 
 __all__ = ["init_robot", "FOOT_NAMES", "IncompleteConfiguration", "SOLE_OPTION", "STANCE_OPTION", "LIMBS_OPTION"]
 
+LINE_FOOT_CUTOFF = 10.0  # wrench low-pass for line feet [Hz]: Cassie bounced off its soles at 5 Hz, stands at 10
 
 FOOT_NAMES = ("left_foot", "right_foot")  # the feet's names in topics, in the order --feet gives their links
 SOLE_OPTION = "--sole LINK Z X_MIN X_MAX Y_MIN Y_MAX"
@@ -213,7 +214,7 @@ def init_robot(urdf, feet, output, loops=None, package_dirs=(), soles=(), stance
         leg_joints=dict(zip(FOOT_NAMES, legs)), busy_limbs=tuple(busy), cartesian_limbs=tuple(cartesian),
         limb_joints={name: joints for name, (joints, _) in {**busy, **cartesian}.items()},
         limb_end_frames={name: end for name, (_, end) in {**busy, **cartesian}.items()}, stance=stance_values,
-        base_frame=robot.root_link, cutoff_frequency=ROBOT_DEFAULTS["cutoff_frequency"],
+        base_frame=robot.root_link, cutoff_frequency=LINE_FOOT_CUTOFF if line_feet else ROBOT_DEFAULTS["cutoff_frequency"],
         support_margin=_support_margin(found), **drive_gains(robot.total_mass, leg_length))
     robot_file = output / "robot.yaml"
     _write_config(robot_file, config, candidates, urdf, missing)
@@ -327,7 +328,9 @@ def _summary(out, urdf, output, robot, config, soles, sole_links, legs, candidat
             f"{ROBOT_DEFAULTS['support_margin'] * 1000:.0f} mm)")
     out(f"  drive gains: position {config.drive_stiffness[1]:.0f} N·m/rad, {config.drive_stiffness[0]:.0f} N/m")
     if line_feet:
-        out("  legs of five joints: line feet, free to roll on their line")
+        out(f"  legs of five joints: line feet, free to roll on their line; wrench low-pass {LINE_FOOT_CUTOFF:.0f} Hz "
+            f"(cutoff_frequency; default {ROBOT_DEFAULTS['cutoff_frequency']:g} Hz), since a line foot rocks from heel "
+            "to toe within a slower one's lag")
     for path in unresolved:
         out(f"  warning: mesh {path} not found (give --package-dirs or set ROS_PACKAGE_PATH); the plant drops it")
 

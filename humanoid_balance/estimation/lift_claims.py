@@ -8,10 +8,11 @@ balance stand on them while the foot still carries the robot — a single ``true
 it. So a claim is taken from the first estimate at which the foot's sole has risen LIFT_CLEARANCE above where it stood,
 and then until it is withdrawn.
 
-Where a sole stands is measured beside the others, so that neither the floor's slope nor the base estimate's drift
-moves it: h_i = z_i − min_{j≠i} z_j, z the lowest corner of each sole's contact rectangle in the world. Its floor f_i
-follows h_i down at once and up at most FLOOR_FOLLOW (a sole that tips rises faster, the base's drift is slower), is
-held while the foot is said lifted, and starts again from h_i when it is put down (it may land higher or lower).
+Where a sole stands is measured beside the others, so that neither the floor's slope nor the base estimate's
+drift moves it: h_i = z_i − min_{j≠i} z_j, z the lowest corner of each sole's contact rectangle in the world. Its
+floor f_i follows h_i down at once and up at most FLOOR_FOLLOW (a sole that tips rises faster, the base's drift is
+slower), is held while the foot is said lifted, and starts again from h_i when it is put down (it may land higher or
+lower).
 Units: m, s.
 """
 import numpy as np

@@ -81,7 +81,7 @@ ROBOT_SCHEMA = (
                    "loop_closure_mapper maps it onto the actuators"),
     RobotParameter("impedance_damping", GAINS, (200.0, 3.0),
                    "joint impedance of the outputs [N·s/m, N·m·s/rad] (prismatic, revolute)"),
-    RobotParameter("cutoff_frequency", POSITIVE, 10.0,
+    RobotParameter("cutoff_frequency", POSITIVE, 7.5,
                    "Butterworth low-pass cutoff on the wrenches [Hz] (Kangaroo paper section VI-B: 5 Hz, at 1 kHz; "
                    "through the nodes at 100 Hz its lag rocked a standing robot for 10 s)", False),
     RobotParameter("k_p", POSITIVE, 2.0, "ZMP gain k_p [1/s], 0 < k_p < ω_n and k_p·k_c < ω_n² (Choi–Kim eqs. 25, 31); "

@@ -18,9 +18,9 @@ something subscribes to them.
 A foot the balancer says is lifted (balance/<foot>/lifted: by a step, or by a push that tipped the robot onto the other
 foot) is aerial and, from actuator forces, carries no wrench — the leg's dynamics, or its drives pressing towards a
 floor it has left, would read as load — once its sole has risen (estimation/lift_claims.py: a foot said lifted on
-the floor is not, and is reported after UNSEEN_LIFT) until the balancer puts it down, or for lift_timeout at most. A foot said lifted sooner than min_lift_interval after it was last lifted or put
-down is not (rejected as implausible: a second publisher on the balancer's topic, not a step); a foot put down always
-is.
+the floor is not, and is reported after UNSEEN_LIFT) until the balancer puts it down, or for lift_timeout at most.
+A foot said lifted sooner than min_lift_interval after it was last lifted or put down is not (rejected as
+implausible: a second publisher on the balancer's topic, not a step); a foot put down always is.
 Stamps: out-of-line stamps (backwards, or more than max_stamp_lead ahead of the node's clock) are rejected and
 not adopted; a sustained jump of the source's clock is followed (nodes/stamp_policy.py).
 """
@@ -52,8 +52,8 @@ from humanoid_balance.nodes.timing import CallbackTiming, DisplayRate, RateMeter
 STATE_COLORS = {CONTACT: ColorRGBA(r=0.1, g=0.8, b=0.2, a=0.6), AERIAL: ColorRGBA(r=0.6, g=0.6, b=0.6, a=0.4),
                 UNKNOWN: ColorRGBA(r=1.0, g=0.5, b=0.0, a=0.6)}
 STATE_NAMES = {CONTACT: "contact", AERIAL: "aerial", UNKNOWN: "unknown"}
-LEVEL_BASE = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))
-UNSEEN_LIFT = 0.25  # [s] a foot said lifted whose sole has not risen since is reported (a step's rises in 0.05 s)  # without odom: the base at the origin, level
+LEVEL_BASE = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))  # without odom: the base at the origin, level
+UNSEEN_LIFT = 0.25  # [s] a foot said lifted, its sole not risen since: reported (a step's sole rises in 0.05 s)
 
 
 def force_range(text, high=1e5):

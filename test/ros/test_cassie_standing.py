@@ -76,6 +76,7 @@ def test_init_lays_the_cylinder_feet_flat_in_a_symmetric_bent_knee_stance_over_t
     middle = np.mean(centres, axis=0)
     assert com[0] == pytest.approx(middle[0], abs=1e-4)
     assert com[1] == pytest.approx(middle[1], abs=2e-3)  # laterally, to the spacing of the cylinders' sampled lines
+    assert config.cutoff_frequency == 10.0  # line feet
 
 
 def test_embedded_motion_rolls_the_line_feet_and_holds_the_rest(cassie):

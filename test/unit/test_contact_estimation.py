@@ -91,8 +91,8 @@ def left_sole_raised(robot, q, rise):
 
     target, angle = lowest_corner(robot, q, SOLES[0]) + rise, 0.0
     for _ in range(6):
-        slope = (lowest_corner(robot, bent(angle + 1e-6), SOLES[0]) - lowest_corner(robot, bent(angle), SOLES[0])) / 1e-6
-        angle += (target - lowest_corner(robot, bent(angle), SOLES[0])) / slope
+        height = lowest_corner(robot, bent(angle), SOLES[0])
+        angle += (target - height) / ((lowest_corner(robot, bent(angle + 1e-6), SOLES[0]) - height) / 1e-6)
     assert lowest_corner(robot, bent(angle), SOLES[0]) == pytest.approx(target, abs=1e-7)
     return bent(angle)
 
