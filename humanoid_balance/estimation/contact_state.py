@@ -106,8 +106,7 @@ class ContactEstimator:
         self.airborne = False  # the support's share was 0 at the last update
         self.not_lifted = np.zeros(len(self.soles), dtype=bool)
         self.lifted = self.not_lifted  # the feet taken as lifted at the last update
-        self.lift_claims = LiftClaims([rectangle.corners() for rectangle in self.rectangles])
-        self.sample_period, self.last_time = 1.0 / sample_rate, None
+        self.lift_claims = LiftClaims([rectangle.corners() for rectangle in self.rectangles], 1.0 / sample_rate)
 
     def configuration(self, joint_positions, base_position, base_quaternion_xyzw):
         """Pinocchio configuration from the base pose and every joint (``robot.joint_names`` order)."""
@@ -142,10 +141,8 @@ class ContactEstimator:
         else:
             pin.forwardKinematics(model, data, q)
         sole_placements = [pin.updateFramePlacement(model, data, frame).copy() for frame in self.sole_ids]
-        dt = self.sample_period if time is None or self.last_time is None else time - self.last_time
-        self.last_time = time
         lifted = self.lift_claims.update(self.not_lifted if lifted is None else np.asarray(lifted, dtype=bool),
-                                         sole_placements, dt)
+                                         sole_placements, time)
         if self.mode == ACTUATOR_FORCES:
             J_c = np.vstack([pin.getFrameJacobian(model, data, frame, pin.LOCAL) for frame in self.sole_ids])
             gravity = gravity_from_joint_jacobians(model, data)

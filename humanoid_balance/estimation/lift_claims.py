@@ -28,19 +28,23 @@ class LiftClaims:
 
     Args:
         corners: per foot, its contact rectangle's corners in its sole frame, (4, 3) [m].
+        sample_period: the time between updates [s] until their times tell it.
     """
 
-    def __init__(self, corners):
+    def __init__(self, corners, sample_period):
         self.corners = np.stack([np.asarray(c, dtype=float).T for c in corners])  # (feet, 3, 4)
         feet = len(self.corners)
+        self.sample_period, self.last_time = sample_period, None
         self.floor = None                        # f: where each sole stands, beside the others [m]
         self.said = np.zeros(feet, dtype=bool)   # what the controller said at the last update
         self.taken = np.zeros(feet, dtype=bool)  # the feet taken as lifted at the last update
         self.others = ~np.eye(feet, dtype=bool)  # per foot, the other feet
 
-    def update(self, said, placements, dt):
-        """The feet taken as lifted (feet,) bool, given what the controller ``said`` (feet,) bool, the soles'
-        ``placements`` (pin.SE3, world) and ``dt`` [s] since the last update."""
+    def update(self, said, placements, time=None):
+        """The feet taken as lifted (feet,) bool, given what the controller ``said`` (feet,) bool and the soles'
+        ``placements`` (pin.SE3, world) at ``time`` [s] (None: ``sample_period`` after the last update)."""
+        dt = self.sample_period if time is None or self.last_time is None else time - self.last_time
+        self.last_time = time
         lowest = np.array([(M.rotation[2] @ corners).min() + M.translation[2]
                            for M, corners in zip(placements, self.corners)])
         if len(lowest) < 2:

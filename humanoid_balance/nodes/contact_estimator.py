@@ -268,9 +268,10 @@ class ContactEstimatorNode(Node):
             values[f"{foot} CoP inside sole"] = contact.cop_inside()
             values[f"{foot} lifted by the balancer"] = ("yes" if taken else "said, but its sole has not risen: in "
                                                         "contact" if unseen else "no")
-            if unseen and self.lift_changes[foot].since(now) > UNSEEN_LIFT:
-                problems.append(f"balance/{foot}/lifted says lifted {self.lift_changes[foot].since(now):.1f} s ago, "
-                                "but its sole has not risen: taken as in contact")
+            said_for = self.lift_changes[foot].since(now) if unseen else 0.0
+            if said_for > UNSEEN_LIFT:
+                problems.append(f"balance/{foot}/lifted says lifted {said_for:.1f} s ago, but its sole has not "
+                                "risen: taken as in contact")
         values["total normal force [N]"] = self.last.normal_force
         values["estimated_joint_states read with odom of another stamp"] = self.odom.unpaired
         if self.mode == FT_SENSORS:
