@@ -43,6 +43,11 @@ class NodeProcess:
     def tail(self, characters=1500):
         return self.log.read_text(errors="replace")[-characters:]
 
+    def rejections(self, count=3):
+        """The first ``count`` rejections the node logged (its input guard's "rejected: ..." warnings), as written."""
+        lines = (line for line in self.log.read_text(errors="replace").splitlines() if "rejected: " in line)
+        return [line[line.index("rejected: "):] for _, line in zip(range(count), lines)]
+
     def check(self, during):
         """Raise RuntimeError, naming the node and ending with its output, if it has exited."""
         if self.process.poll() is not None:

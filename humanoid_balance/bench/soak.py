@@ -56,6 +56,7 @@ class SoakRun:
         self.exited = {}               # process → exit code
         self.memory_start, self.memory_end = {}, {}  # process → resident memory [MiB]
         self.rejected = {}             # node → {reason: count}
+        self.rejections = {}           # node → the first rejections it logged, as written
 
 
 def soak(seconds, robot=ROBOT, seed=10, progress=None, lockstep=False):
@@ -113,6 +114,7 @@ def soak(seconds, robot=ROBOT, seed=10, progress=None, lockstep=False):
         ended = time.monotonic()  # the rejections counted up to the end: each node's next status
         chain.spin(2.0, until=lambda: all(status.arrival > ended for status in chain.status.values()))
         result.rejected = {name: chain.status[name].rejected() for name in (*SUITE, PLANT) if name in chain.status}
+        result.rejections = {name: process.rejections() for name, process in chain.processes.items()}
     return result
 
 
@@ -122,7 +124,8 @@ def rows(run):
               if name in run.memory_end}
     worst = max(growth.values(), default=float("nan")) / minutes if minutes else float("nan")
     rejected = {name: sum(reasons.values()) for name, reasons in run.rejected.items()}
-    reasons = "; ".join(f"{name}: {reasons}" for name, reasons in run.rejected.items() if reasons)
+    reasons = "; ".join(f"{name}: {reasons}, first: {' | '.join(run.rejections.get(name, ()))}"
+                        for name, reasons in run.rejected.items() if reasons)
     at = f"over {run.seconds:.0f} s"
     return [
         Result(EXPERIMENT, f"falls {at}", "—", "none",

@@ -1,14 +1,17 @@
 """Plausibility of the state a node reads (issue 54, item 1): a reading that implies what the robot cannot have done
 since the last one it accepted is not a measurement, whatever its format — a base that moves 0.9 m in one tick, a
-joint beyond its speed limit, a ZMP outside every sole in contact, a foot pushing with many times the robot's weight.
+joint beyond its speed limit or its range, a ZMP outside every sole in contact, a foot pushing with many times the
+robot's weight.
 
 :class:`MotionGate` bounds a quantity's rate: a reading more than ``rate · dt + tolerance`` away from the last one
 accepted (``dt`` between their stamps) is implausible. A sustained disagreement — readings that stay away from the
 last accepted one, yet agree with each other, for ``persistence`` seconds of their stamps (the robot really was
 moved: a reset, a relocalisation) — is taken over, and the node says so; readings that do not agree with each other
 (noise, a fuzzer) are never taken over. :class:`ChangeGate` bounds how often a state can change to a value (a foot
-lifted again sooner than any step lifts and puts it down). One reading alone is bounded by :func:`weight_ratio` (a
-foot's force against the robot's weight) and by the support polygon (the balancer's ZMP margin). Units: SI.
+lifted again sooner than any step lifts and puts it down). One reading alone is bounded by :class:`RangeGate` (a
+joint in its URDF range: a receiver that missed readings for a while gives the rate bound time enough to let any
+step in), :func:`weight_ratio` (a foot's force against the robot's weight) and by the support polygon (the
+balancer's ZMP margin). Units: SI.
 """
 import math
 from typing import NamedTuple
@@ -16,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["ChangeGate", "MotionGate", "GateVerdict", "PERSISTENCE", "base_bounds", "joint_speed_bounds",
+__all__ = ["ChangeGate", "MotionGate", "RangeGate", "GateVerdict", "PERSISTENCE", "base_bounds", "joint_speed_bounds",
            "pose_difference", "rotation_difference", "weight_ratio"]
 
 PERSISTENCE = 0.5
@@ -114,6 +117,38 @@ def _elapsed(time, since, clock, since_clock):
     if clock is None or since_clock is None:
         return time - since
     return min(time - since, clock - since_clock)
+
+
+class RangeGate:
+    """Readings whose components lie in [``lower``, ``upper``] give or take ``tolerance`` (a joint in its URDF range);
+    one beyond is implausible. Readings beyond for ``persistence`` s of their stamps (and MIN_RUN of them), none back
+    in between, are taken over, and the components beyond are no longer held to their range (the model's limits are
+    wrong there: the node says so). A component whose range is empty (lower ≥ upper) is not bounded."""
+
+    def __init__(self, lower, upper, tolerance, persistence=PERSISTENCE):
+        lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+        bounded = lower < upper
+        self.lower = np.where(bounded, lower - tolerance, -math.inf)
+        self.upper = np.where(bounded, upper + tolerance, math.inf)
+        self.persistence = persistence
+        self.run = None  # (first stamp, receiver's clock then, readings) of the readings beyond, under way
+
+    def check(self, value, time, clock=None):
+        """The GateVerdict of ``value`` stamped ``time`` [s], received at ``clock`` [s] (None: not known); its
+        ``step``: how far the worst component lies beyond its range, ``allowed``: 0."""
+        excess = np.maximum(self.lower - value, value - self.upper)
+        worst = int(np.argmax(excess))
+        beyond = float(excess[worst])
+        if not beyond > 0.0:
+            self.run = None
+            return GateVerdict(True, False, worst, beyond, 0.0)
+        since, since_clock, count = self.run if self.run is not None else (time, clock, 0)
+        self.run = since, since_clock, count + 1
+        if count + 1 >= MIN_RUN and _elapsed(time, since, clock, since_clock) >= self.persistence:
+            outside = excess > 0.0
+            self.lower[outside], self.upper[outside], self.run = -math.inf, math.inf, None
+            return GateVerdict(True, True, worst, beyond, 0.0)
+        return GateVerdict(False, False, worst, beyond, 0.0)
 
 
 class ChangeGate:

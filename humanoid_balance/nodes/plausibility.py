@@ -2,13 +2,14 @@
 bound a reading (defaults from the robot's model), the gates of its inputs, a reading beyond them rejected as
 ``implausible`` (counted, the last good state kept), and a disagreement that persisted taken over with a warning and
 a count in /diagnostics — never silently."""
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 import pinocchio as pin
 
-from humanoid_balance.estimation.plausibility import (PERSISTENCE, MotionGate, base_bounds, joint_speed_bounds,
-                                                      pose_difference, rotation_difference, weight_ratio)
+from humanoid_balance.estimation.plausibility import (PERSISTENCE, MotionGate, RangeGate, base_bounds,
+                                                      joint_speed_bounds, pose_difference, rotation_difference,
+                                                      weight_ratio)
 from humanoid_balance.nodes.messages import RejectedMessage
 from humanoid_balance.nodes.parameters import describe
 
@@ -19,17 +20,20 @@ BASE_UNITS = ("m", "m", "m", "rad")
 
 
 class Gate(NamedTuple):
-    """An input's MotionGate and what its components are called in a rejection, with their units."""
+    """An input's MotionGate (and RangeGate, if its readings have a range) and what its components are called in a
+    rejection, with their units."""
 
     motion: MotionGate
     names: tuple
     units: tuple
+    range: Optional[RangeGate] = None
 
 
 PARAMETERS = {  # name → (default, description); a base bound of 0: from the robot's model
     "max_joint_speed_ratio": (1.5, "a joint reading that moved more than this many times its URDF velocity limit "
                                    "since the last accepted one (plus joint_step_tolerance) is implausible"),
     "joint_step_tolerance": (0.05, "what a joint reading may move on top of its speed limit [rad or m]"),
+    "joint_range_tolerance": (0.05, "a joint reading further beyond its URDF range is implausible [rad or m]"),
     "max_base_speed": (0.0, "a base position that moved faster since the last accepted one is implausible [m/s] "
                             "(0: the speed of a fall from the standing CoM height, √(2 g h))"),
     "max_base_angular_speed": (0.0, "a base attitude that turned faster is implausible [rad/s] (0: max_base_speed "
@@ -85,13 +89,13 @@ class Plausibility:
         self.taken_over = 0   # disagreements taken over, every input
 
     def joint_gate(self, names):
-        """The Gate of the positions of the joints ``names``."""
-        model = self.robot.model
-        units = ["m" if model.joints[model.getJointId(name)].shortname().startswith("JointModelP") else "rad"
-                 for name in names]  # a prismatic joint's in m
+        """The Gate of the positions of the joints ``names``: their speed limits and their ranges."""
+        units = np.where(self.robot.prismatic(names), "m", "rad")
+        persistence = self.value["implausible_takeover_time"]
         return Gate(MotionGate(joint_speed_bounds(self.robot, names, self.value["max_joint_speed_ratio"]),
-                               self.value["joint_step_tolerance"], self.value["implausible_takeover_time"]),
-                    tuple(f"joint '{name}'" for name in names), tuple(units))
+                               self.value["joint_step_tolerance"], persistence),
+                    tuple(f"joint '{name}'" for name in names), tuple(units),
+                    RangeGate(*self.robot.position_limits(names), self.value["joint_range_tolerance"], persistence))
 
     def base_gate(self):
         """The Gate of a base pose (position, rotation matrix): its position and its attitude."""
@@ -108,7 +112,10 @@ class Plausibility:
     def check(self, gate, value, time, topic):
         """Pass ``value`` stamped ``time`` [s] through ``gate`` (a Gate); RejectedMessage('implausible') naming the
         component when it is refused; a warning when it is taken over."""
-        verdict = gate.motion.check(value, time, self.clock.now().nanoseconds * 1e-9)
+        clock = self.clock.now().nanoseconds * 1e-9
+        if gate.range is not None:
+            self._check_range(gate, value, time, clock, topic)
+        verdict = gate.motion.check(value, time, clock)
         if verdict.accepted and not verdict.taken_over:
             return
         what, unit = gate.names[verdict.component], gate.units[verdict.component]
@@ -120,6 +127,21 @@ class Plausibility:
             return
         raise RejectedMessage("implausible", f"{topic}: {what} moved {verdict.step:.3g} {unit} since the last accepted "
                               f"reading, {verdict.allowed:.3g} {unit} at most plausibly")
+
+    def _check_range(self, gate, value, time, clock, topic):
+        verdict = gate.range.check(value, time, clock)
+        if verdict.accepted and not verdict.taken_over:
+            return
+        what, unit = gate.names[verdict.component], gate.units[verdict.component]
+        if verdict.taken_over:
+            self.taken_over += 1
+            self.node.get_logger().warning(
+                f"{topic}: {what} {verdict.step:.3g} {unit} beyond its URDF range for "
+                f"{self.value['implausible_takeover_time']} s: taken over, its range no longer checked (are the "
+                "URDF's limits right?)")
+            return
+        raise RejectedMessage("implausible", f"{topic}: {what} {verdict.step:.3g} {unit} beyond its URDF range, "
+                              f"{self.value['joint_range_tolerance']:g} {unit} at most plausibly")
 
     def check_base(self, gate, position, quaternion_xyzw, time, topic):
         """A base pose (position [m], unit quaternion x, y, z, w) through its gate (:meth:`base_gate`)."""
