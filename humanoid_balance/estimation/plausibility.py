@@ -120,35 +120,40 @@ def _elapsed(time, since, clock, since_clock):
 
 
 class RangeGate:
-    """Readings whose components lie in [``lower``, ``upper``] give or take ``tolerance`` (a joint in its URDF range);
-    one beyond is implausible. Readings beyond for ``persistence`` s of their stamps (and MIN_RUN of them), none back
-    in between, are taken over, and the components beyond are no longer held to their range (the model's limits are
-    wrong there: the node says so). A component whose range is empty (lower ≥ upper) is not bounded."""
+    """Readings whose components lie in [``lower``, ``upper``] give or take ``tolerance`` (a joint in its URDF range),
+    or moved at most ``step_tolerance`` from the last accepted reading (a joint that rests beyond a limit the model
+    puts too tight: iCub's elbows sit 0.1 rad beyond theirs in MuJoCo); one that jumped beyond is implausible. Readings
+    beyond for ``persistence`` s of their stamps (and MIN_RUN of them), none back in between, are taken over, and the
+    components beyond are no longer held to their range (the model's limits are wrong there: the node says so). A
+    component whose range is empty (lower ≥ upper) is not bounded."""
 
-    def __init__(self, lower, upper, tolerance, persistence=PERSISTENCE):
+    def __init__(self, lower, upper, tolerance, step_tolerance, persistence=PERSISTENCE):
         lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
         bounded = lower < upper
         self.lower = np.where(bounded, lower - tolerance, -math.inf)
         self.upper = np.where(bounded, upper + tolerance, math.inf)
-        self.persistence = persistence
+        self.tolerance, self.step_tolerance, self.persistence = tolerance, step_tolerance, persistence
         self.run = None  # (first stamp, receiver's clock then, readings) of the readings beyond, under way
 
-    def check(self, value, time, clock=None):
-        """The GateVerdict of ``value`` stamped ``time`` [s], received at ``clock`` [s] (None: not known); its
-        ``step``: how far the worst component lies beyond its range, ``allowed``: 0."""
+    def check(self, value, time, clock=None, last=None):
+        """The GateVerdict of ``value`` stamped ``time`` [s], received at ``clock`` [s] (None: not known), after the
+        ``last`` accepted reading (None: none); its ``step``: how far the worst component lies beyond its range,
+        ``allowed``: the tolerance."""
         excess = np.maximum(self.lower - value, value - self.upper)
+        if last is not None:
+            excess[np.abs(value - last) <= self.step_tolerance] = -math.inf
         worst = int(np.argmax(excess))
-        beyond = float(excess[worst])
-        if not beyond > 0.0:
+        beyond = float(excess[worst]) + self.tolerance
+        if not excess[worst] > 0.0:
             self.run = None
-            return GateVerdict(True, False, worst, beyond, 0.0)
+            return GateVerdict(True, False, worst, beyond, self.tolerance)
         since, since_clock, count = self.run if self.run is not None else (time, clock, 0)
         self.run = since, since_clock, count + 1
         if count + 1 >= MIN_RUN and _elapsed(time, since, clock, since_clock) >= self.persistence:
             outside = excess > 0.0
             self.lower[outside], self.upper[outside], self.run = -math.inf, math.inf, None
-            return GateVerdict(True, True, worst, beyond, 0.0)
-        return GateVerdict(False, False, worst, beyond, 0.0)
+            return GateVerdict(True, True, worst, beyond, self.tolerance)
+        return GateVerdict(False, False, worst, beyond, self.tolerance)
 
 
 class ChangeGate:

@@ -33,7 +33,8 @@ PARAMETERS = {  # name → (default, description); a base bound of 0: from the r
     "max_joint_speed_ratio": (1.5, "a joint reading that moved more than this many times its URDF velocity limit "
                                    "since the last accepted one (plus joint_step_tolerance) is implausible"),
     "joint_step_tolerance": (0.05, "what a joint reading may move on top of its speed limit [rad or m]"),
-    "joint_range_tolerance": (0.05, "a joint reading further beyond its URDF range is implausible [rad or m]"),
+    "joint_range_tolerance": (0.2, "a joint reading that moved further beyond its URDF range (by more than "
+                                    "joint_step_tolerance since the last accepted one) is implausible [rad or m]"),
     "max_base_speed": (0.0, "a base position that moved faster since the last accepted one is implausible [m/s] "
                             "(0: the speed of a fall from the standing CoM height, √(2 g h))"),
     "max_base_angular_speed": (0.0, "a base attitude that turned faster is implausible [rad/s] (0: max_base_speed "
@@ -95,7 +96,8 @@ class Plausibility:
         return Gate(MotionGate(joint_speed_bounds(self.robot, names, self.value["max_joint_speed_ratio"]),
                                self.value["joint_step_tolerance"], persistence),
                     tuple(f"joint '{name}'" for name in names), tuple(units),
-                    RangeGate(*self.robot.position_limits(names), self.value["joint_range_tolerance"], persistence))
+                    RangeGate(*self.robot.position_limits(names), self.value["joint_range_tolerance"],
+                              self.value["joint_step_tolerance"], persistence))
 
     def base_gate(self):
         """The Gate of a base pose (position, rotation matrix): its position and its attitude."""
@@ -129,7 +131,7 @@ class Plausibility:
                               f"reading, {verdict.allowed:.3g} {unit} at most plausibly")
 
     def _check_range(self, gate, value, time, clock, topic):
-        verdict = gate.range.check(value, time, clock)
+        verdict = gate.range.check(value, time, clock, gate.motion.value)
         if verdict.accepted and not verdict.taken_over:
             return
         what, unit = gate.names[verdict.component], gate.units[verdict.component]
@@ -140,8 +142,8 @@ class Plausibility:
                 f"{self.value['implausible_takeover_time']} s: taken over, its range no longer checked (are the "
                 "URDF's limits right?)")
             return
-        raise RejectedMessage("implausible", f"{topic}: {what} {verdict.step:.3g} {unit} beyond its URDF range, "
-                              f"{self.value['joint_range_tolerance']:g} {unit} at most plausibly")
+        raise RejectedMessage("implausible", f"{topic}: {what} jumped {verdict.step:.3g} {unit} beyond its URDF range "
+                              f"since the last accepted reading, {verdict.allowed:g} {unit} at most plausibly")
 
     def check_base(self, gate, position, quaternion_xyzw, time, topic):
         """A base pose (position [m], unit quaternion x, y, z, w) through its gate (:meth:`base_gate`)."""

@@ -59,10 +59,10 @@ def test_a_burst_under_one_stamp_is_never_taken_over():
     assert not any(gate.check(np.full(3, 5.0), 0.01).accepted for _ in range(1000))
 
 
-def test_after_missed_readings_a_joint_beyond_its_range_is_refused_though_its_speed_allows_the_step(
+def test_after_missed_readings_a_joint_that_jumps_beyond_its_range_is_refused_though_its_speed_allows_the_step(
         kangaroo_floating):
     """A receiver that missed 7 ticks gives a 10 rad/s hip yaw 0.1 s: a reading 1 rad away passes its speed bound
-    (1.5 × 10 rad/s × 0.1 s + 0.05), but lies 0.48 rad beyond the URDF's ±0.52 rad (the fuzz of
+    (1.5 × 10 rad/s × 0.1 s + 0.05), but jumped 0.48 rad beyond the URDF's ±0.52 rad (the fuzz of
     estimated_joint_states slipped such a reading in, and the balancer jumped its command to it)."""
     robot, _ = kangaroo_floating
     names = ["left_hip_yaw"]
@@ -70,30 +70,41 @@ def test_after_missed_readings_a_joint_beyond_its_range_is_refused_though_its_sp
     limit = urdf.find("joint[@name='left_hip_yaw']/limit")
     lower, upper = float(limit.get("lower")), float(limit.get("upper"))
     motion = MotionGate(joint_speed_bounds(robot, names, 1.5), 0.05)
-    joint_range = RangeGate(*robot.position_limits(names), 0.05)
+    joint_range = RangeGate(*robot.position_limits(names), 0.05, 0.05)
     assert motion.check(np.array([0.0]), 0.0).accepted and joint_range.check(np.array([0.0]), 0.0).accepted
     outlier = np.array([1.0])
     assert motion.check(outlier, 0.1, 0.1).accepted  # the speed bound alone lets it in
-    verdict = joint_range.check(outlier, 0.1, 0.1)
-    assert not verdict.accepted and verdict.step == pytest.approx(1.0 - upper - 0.05)
-    assert joint_range.check(np.array([upper + 0.049]), 0.11, 0.11).accepted  # within the tolerance
-    assert not joint_range.check(np.array([lower - 0.051]), 0.12, 0.12).accepted
+    verdict = joint_range.check(outlier, 0.1, 0.1, last=np.array([0.0]))
+    assert not verdict.accepted and verdict.step == pytest.approx(1.0 - upper) and verdict.allowed == 0.05
+    assert joint_range.check(np.array([upper + 0.049]), 0.11, 0.11, last=np.array([0.0])).accepted  # tolerated
+    assert not joint_range.check(np.array([lower - 0.051]), 0.12, 0.12, last=np.array([0.0])).accepted
+
+
+def test_a_joint_resting_beyond_its_range_is_accepted_one_jumping_there_is_not():
+    """iCub's elbow rests 0.1 rad beyond its URDF range in MuJoCo, moving by less than the step tolerance between
+    readings: accepted; the same reading right after one in the middle of the range: refused."""
+    joint_range = RangeGate([0.0], [1.6], 0.05, 0.05)
+    resting = [joint_range.check(np.array([-0.096 + 0.002 * math.sin(k)]), PERIOD * k,
+                                 last=np.array([-0.096 + 0.002 * math.sin(k - 1)])) for k in range(1, 200)]
+    assert all(verdict.accepted and not verdict.taken_over for verdict in resting)
+    assert not joint_range.check(np.array([-0.096]), 2.0, last=np.array([0.8])).accepted
 
 
 def test_a_joint_that_keeps_reading_beyond_its_range_is_taken_over_and_a_fuzzer_never():
-    joint_range = RangeGate([-1.0, 0.0], [1.0, 2.0], 0.05)
-    verdicts = [joint_range.check(np.array([1.2, 0.5]), PERIOD * k) for k in range(100)]  # the URDF is wrong there
+    joint_range = RangeGate([-1.0, 0.0], [1.0, 2.0], 0.05, 0.05)
+    last = np.array([0.9, 0.5])  # the last accepted reading, before the joint read 1.2 (the URDF is wrong there)
+    verdicts = [joint_range.check(np.array([1.2, 0.5]), PERIOD * k, last=last) for k in range(100)]
     taken = [k for k, verdict in enumerate(verdicts) if verdict.accepted]
     assert taken[0] == round(PERSISTENCE / PERIOD) and verdicts[taken[0]].taken_over
-    assert verdicts[taken[0]].component == 0
+    assert verdicts[taken[0]].component == 0 and verdicts[taken[0]].step == pytest.approx(0.2)
     assert all(verdict.accepted and not verdict.taken_over for verdict in verdicts[taken[0] + 1:])
-    assert joint_range.check(np.array([50.0, 0.5]), 1.01).accepted  # no longer bounded
-    assert not joint_range.check(np.array([0.0, 2.1]), 1.02).accepted  # the other one still is
-    fuzzed = RangeGate([-1.0], [1.0], 0.05)
+    assert joint_range.check(np.array([50.0, 0.5]), 1.01, last=last).accepted  # no longer bounded
+    assert not joint_range.check(np.array([0.0, 2.1]), 1.02, last=last).accepted  # the other one still is
+    fuzzed = RangeGate([-1.0], [1.0], 0.05, 0.05)
     for k in range(1000):  # beyond in between true readings: never taken over
-        assert fuzzed.check(np.array([0.0]), PERIOD * k).accepted
-        assert not fuzzed.check(np.array([5.0]), PERIOD * k + 0.005).accepted
-    assert RangeGate([0.0], [0.0], 0.05).check(np.array([3.0]), 0.0).accepted  # an empty range: unbounded
+        assert fuzzed.check(np.array([0.0]), PERIOD * k, last=np.array([0.0])).accepted
+        assert not fuzzed.check(np.array([5.0]), PERIOD * k + 0.005, last=np.array([0.0])).accepted
+    assert RangeGate([0.0], [0.0], 0.05, 0.05).check(np.array([3.0]), 0.0).accepted  # an empty range: unbounded
 
 
 def test_rotations_are_compared_by_their_angle():
