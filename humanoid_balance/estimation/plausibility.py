@@ -8,10 +8,10 @@ accepted (``dt`` between their stamps) is implausible. A sustained disagreement 
 last accepted one, yet agree with each other, for ``persistence`` seconds of their stamps (the robot really was
 moved: a reset, a relocalisation) — is taken over, and the node says so; readings that do not agree with each other
 (noise, a fuzzer) are never taken over. :class:`ChangeGate` bounds how often a state can change to a value (a foot
-lifted again sooner than any step lifts and puts it down). One reading alone is bounded by :class:`RangeGate` (a
-joint in its URDF range: a receiver that missed readings for a while gives the rate bound time enough to let any
-step in), :func:`weight_ratio` (a foot's force against the robot's weight) and by the support polygon (the
-balancer's ZMP margin). Units: SI.
+lifted again sooner than any step lifts and puts it down). :class:`RangeGate` bounds a joint's jump beyond its URDF
+range, whatever time the rate bound gives (a receiver that missed readings for a while gives it time enough to let
+any step in). One reading alone is bounded by :func:`weight_ratio` (a foot's force against the robot's weight) and
+by the support polygon (the balancer's ZMP margin). Units: SI.
 """
 import math
 from typing import NamedTuple

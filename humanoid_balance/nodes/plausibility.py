@@ -112,38 +112,32 @@ class Plausibility:
                                self.value["implausible_takeover_time"], rotation_difference), (what,), ("rad",))
 
     def check(self, gate, value, time, topic):
-        """Pass ``value`` stamped ``time`` [s] through ``gate`` (a Gate); RejectedMessage('implausible') naming the
-        component when it is refused; a warning when it is taken over."""
+        """Pass ``value`` stamped ``time`` [s] through ``gate`` (a Gate): its range, then its motion;
+        RejectedMessage('implausible') naming the component when it is refused; a warning when it is taken over."""
         clock = self.clock.now().nanoseconds * 1e-9
         if gate.range is not None:
-            self._check_range(gate, value, time, clock, topic)
-        verdict = gate.motion.check(value, time, clock)
-        if verdict.accepted and not verdict.taken_over:
-            return
-        what, unit = gate.names[verdict.component], gate.units[verdict.component]
-        if verdict.taken_over:
-            self.taken_over += 1
-            self.node.get_logger().warning(
-                f"{topic}: {what} {verdict.step:.3g} {unit} from the last accepted reading for "
-                f"{self.value['implausible_takeover_time']} s: taken over (a reset or a relocalisation?)")
-            return
-        raise RejectedMessage("implausible", f"{topic}: {what} moved {verdict.step:.3g} {unit} since the last accepted "
-                              f"reading, {verdict.allowed:.3g} {unit} at most plausibly")
+            self._judge(gate, gate.range.check(value, time, clock, gate.motion.value), topic,
+                        "beyond its URDF range for {persistence} s: taken over, its range no longer checked (are the "
+                        "URDF's limits right?)",
+                        "jumped {step} {unit} beyond its URDF range since the last accepted reading")
+        self._judge(gate, gate.motion.check(value, time, clock), topic,
+                    "from the last accepted reading for {persistence} s: taken over (a reset or a relocalisation?)",
+                    "moved {step} {unit} since the last accepted reading")
 
-    def _check_range(self, gate, value, time, clock, topic):
-        verdict = gate.range.check(value, time, clock, gate.motion.value)
+    def _judge(self, gate, verdict, topic, taken_over, refused):
+        """Act on a GateVerdict of ``gate``: a warning ending in ``taken_over``, or RejectedMessage('implausible')
+        saying the component was ``refused`` (templates of {step}, {unit} and {persistence})."""
         if verdict.accepted and not verdict.taken_over:
             return
         what, unit = gate.names[verdict.component], gate.units[verdict.component]
+        persistence = self.value["implausible_takeover_time"]
         if verdict.taken_over:
             self.taken_over += 1
-            self.node.get_logger().warning(
-                f"{topic}: {what} {verdict.step:.3g} {unit} beyond its URDF range for "
-                f"{self.value['implausible_takeover_time']} s: taken over, its range no longer checked (are the "
-                "URDF's limits right?)")
+            self.node.get_logger().warning(f"{topic}: {what} {verdict.step:.3g} {unit} "
+                                           + taken_over.format(persistence=persistence))
             return
-        raise RejectedMessage("implausible", f"{topic}: {what} jumped {verdict.step:.3g} {unit} beyond its URDF range "
-                              f"since the last accepted reading, {verdict.allowed:g} {unit} at most plausibly")
+        raise RejectedMessage("implausible", f"{topic}: {what} " + refused.format(step=f"{verdict.step:.3g}", unit=unit)
+                              + f", {verdict.allowed:.3g} {unit} at most plausibly")
 
     def check_base(self, gate, position, quaternion_xyzw, time, topic):
         """A base pose (position [m], unit quaternion x, y, z, w) through its gate (:meth:`base_gate`)."""
