@@ -8,7 +8,6 @@ the robot's hardware, which no job on the computer slows: it runs at SCHED_FIFO 
 never lower than FALL_DROP below where it stood. Each count is tried in turn until the robot falls. A balancer that
 is starved when the reference comes refuses it (loop.balance_stage): the row says whether it was granted.
 """
-import collections
 import subprocess
 import sys
 from typing import NamedTuple
@@ -31,7 +30,6 @@ RATE = 100.0                    # [Hz] the plant's
 NODE_PRIORITY, PLANT_PRIORITY = 50, 60
 JOBS, SMOKE_JOBS = (0, 2, 4, 6, 8), (2,)
 STANDING, WATCHED = 2.0, 5.0    # [s] before the CoM reference, after it
-BEHIND_REPORTS = 2              # a node behind says so in this many of its 1-s reports (one is a hiccup, not a trend)
 AHEAD = 0.5                     # [m] the CoM reference's x in odom: ahead of the toes
 NOTE = ("14: the free-running chain (plant at 100 Hz, every node its own process) beside N CPU-bound jobs, asked for "
         "a CoM 0.5 m ahead of the toes after 2 s and watched 5 s; the plant (the robot's hardware) at SCHED_FIFO 60 "
@@ -46,7 +44,7 @@ class StarvedRun(NamedTuple):
     rates: dict        # node → its update rate at the end [Hz]
     scheduling: dict   # process → what it got (nodes/realtime.py), as its /diagnostics say
     behind: tuple      # the nodes that said they fell behind their input (nodes.input_guard: ticks skipped), or,
-                       # the balancer, that it was starved (loop.balance_stage), in BEHIND_REPORTS reports at least
+                       # the balancer, that it was starved (loop.balance_stage)
     refused: int       # CoM references the balancer refused as starved (the one sent, or none)
 
 
@@ -71,9 +69,8 @@ def starved(jobs, priority, robot=ROBOT, watched=WATCHED):
             rates = {node: float(status.values["update rate [Hz]"]) for node, status in chain.status.items()
                      if node in SUITE}
             scheduling = {node: status.values.get("scheduling", "?") for node, status in chain.status.items()}
-            said = collections.Counter(node for node, status in chain.history
-                                       if "falling behind" in status.message or status.message.startswith("starved"))
-            behind = tuple(sorted(node for node, reports in said.items() if reports >= BEHIND_REPORTS))
+            behind = tuple(sorted({node for node, status in chain.history
+                                   if "falling behind" in status.message or status.message.startswith("starved")}))
             balancer = chain.status.get("centroidal_balancer")
             refused = 0 if balancer is None else rejected_counts(balancer.values).get("starved", 0)
     finally:
