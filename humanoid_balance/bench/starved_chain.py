@@ -10,6 +10,8 @@ is starved when the reference comes refuses it (loop.balance_stage): the row say
 """
 import subprocess
 import sys
+import time
+from collections import Counter
 from typing import NamedTuple
 
 from geometry_msgs.msg import PointStamped
@@ -31,6 +33,8 @@ NODE_PRIORITY, PLANT_PRIORITY = 50, 60
 JOBS, SMOKE_JOBS = (0, 2, 4, 6, 8), (2,)
 STANDING, WATCHED = 2.0, 5.0    # [s] before the CoM reference, after it
 AHEAD = 0.5                     # [m] the CoM reference's x in odom: ahead of the toes
+SLOW_COMMANDS = 0.7 * RATE      # [Hz] a chain whose commands reach the plant slower fell behind: some node must say so
+REPORT_SLACK = 2.0              # [s] ... within this of the plant's report (both measure over 1-2 s windows)
 NOTE = ("14: the free-running chain (plant at 100 Hz, every node its own process) beside N CPU-bound jobs, asked for "
         "a CoM 0.5 m ahead of the toes after 2 s and watched 5 s; the plant (the robot's hardware) at SCHED_FIFO 60 "
         "in every run, the nodes at the default scheduler or at SCHED_FIFO 50 (realtime_priority); N = 0, 2, 4, … "
@@ -43,9 +47,13 @@ class StarvedRun(NamedTuple):
     standing: float    # its height before [m]
     rates: dict        # node → its update rate at the end [Hz]
     scheduling: dict   # process → what it got (nodes/realtime.py), as its /diagnostics say
-    behind: tuple      # the nodes that said they fell behind their input (nodes.input_guard: ticks skipped), or,
-                       # the balancer, that it was starved (loop.balance_stage)
+    behind: dict       # node → how many of its reports said it fell behind its input (nodes.input_guard: ticks
+                       # skipped) or, the balancer, that it was starved (loop.balance_stage); only those that did
     refused: int       # CoM references the balancer refused as starved (the one sent, or none)
+    slowest_commands: float  # [Hz] the slowest the chain's commands reached the plant after the reference (its
+                             # diagnostics: a 2-s window each second)
+    unreported: tuple  # (s after the reference, the plant's command rate [Hz]) of each report slower than
+                       # SLOW_COMMANDS with no node saying it fell behind or was starved within REPORT_SLACK
 
 
 def starved(jobs, priority, robot=ROBOT, watched=WATCHED):
@@ -63,21 +71,33 @@ def starved(jobs, priority, robot=ROBOT, watched=WATCHED):
             reference.header.frame_id = "odom"
             reference.point.x, reference.point.z = AHEAD, 0.8
             com_reference.publish(reference)
-            since = len(chain.heights)
+            since, sent = len(chain.heights), time.monotonic()
             chain.spin(watched)
             lowest = min((height for _, height in chain.heights[since:]), default=float("nan"))
             rates = {node: float(status.values["update rate [Hz]"]) for node, status in chain.status.items()
                      if node in SUITE}
             scheduling = {node: status.values.get("scheduling", "?") for node, status in chain.status.items()}
-            behind = tuple(sorted({node for node, status in chain.history
-                                   if "falling behind" in status.message or status.message.startswith("starved")}))
+            said_behind = [(node, status.arrival) for node, status in chain.history if _says_behind(status)]
+            behind = dict(sorted(Counter(node for node, _ in said_behind).items()))
+            command_rates = [(status.arrival, float(status.values["actuator_commands rate [Hz]"]))
+                             for node, status in chain.history if node == PLANT and status.arrival > sent]
+            unreported = tuple((arrival - sent, rate) for arrival, rate in command_rates if rate < SLOW_COMMANDS
+                               and not any(abs(arrival - said) <= REPORT_SLACK for _, said in said_behind))
             balancer = chain.status.get("centroidal_balancer")
             refused = 0 if balancer is None else rejected_counts(balancer.values).get("starved", 0)
     finally:
         for burner in burners:
             burner.kill()
             burner.wait(10)
-    return StarvedRun(bool(lowest > standing - FALL_DROP), lowest, standing, rates, scheduling, behind, refused)
+    slowest = min((rate for _, rate in command_rates), default=float("nan"))
+    return StarvedRun(bool(lowest > standing - FALL_DROP), lowest, standing, rates, scheduling, behind, refused,
+                      slowest, unreported)
+
+
+def _says_behind(status):
+    """Whether a node's status says it fell behind its input (nodes.input_guard: ticks skipped) or, the balancer,
+    that it is starved (loop.balance_stage)."""
+    return "falling behind" in status.message or status.message.startswith("starved")
 
 
 def _largest(priority, counts, robot):
@@ -104,7 +124,8 @@ def run(smoke=False, robot=ROBOT, session=None):
                                                           else str(largest))
             slowest = min(last.rates.values(), default=float("nan"))
             measured = held + ("" if fell is None else f"; fell beside {fell[0]} (base {fell[1].lowest:.2f} m)") + \
-                f"; slowest node at {slowest:.0f} Hz in the last run, falling behind by its own report: " + \
+                f"; slowest node at {slowest:.0f} Hz in the last run (its commands reaching the plant at " \
+                f"{last.slowest_commands:.0f} Hz and more), falling behind by its own report: " + \
                 (", ".join(last.behind) or "none") + f"; the CoM reference {'refused' if last.refused else 'granted'}"
         rows.append(Result(EXPERIMENT, f"CPU-bound jobs beside the chain it stands with, nodes at {scheduler}",
                            "—", "reported", measured, None))

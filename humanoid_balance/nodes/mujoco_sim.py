@@ -133,6 +133,7 @@ class MujocoSimNode(Node):
         self.soles = soles
         self.guard = InputGuard(self, "actuator_commands", "command_timeout")  # ERROR when commands stop
         self.rate = RateMeter()
+        self.command_rate = RateMeter()  # the chain's, as the robot's hardware receives its commands
         self.timing = CallbackTiming(("step", "sensors", "ground truth"))  # one plant tick
         self.timestep = timestep
         self.steps = max(1, int(round(self.period / timestep)))
@@ -182,6 +183,7 @@ class MujocoSimNode(Node):
                                   f"{len(self.sim.actuators)} actuators with the {self.interface} interface "
                                   f"({self.command_length // len(self.sim.actuators)} per actuator)")
         self.sim.set_command(self.interface, values)
+        self.command_rate.tick()
         if self.awaiting_since is not None:
             self.awaiting_since = None
             if not self.real_time:
@@ -268,7 +270,7 @@ class MujocoSimNode(Node):
     def publish_diagnostics(self):
         truth = self.sim.ground_truth()
         values = {**PlantFigures(self.sim.time, self.rate.hz, float(truth.base_position[2])).values(),
-                  "command interface": self.interface}
+                  "command interface": self.interface, "actuator_commands rate [Hz]": self.command_rate.hz}
         if self.lockstep:
             values["lockstep ticks without a command"] = self.unanswered_ticks
         elif self.real_time:

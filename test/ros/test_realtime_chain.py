@@ -30,16 +30,21 @@ def test_at_sched_fifo_the_chain_keeps_its_rate_and_the_robot_up_beside_cpu_boun
                for node, report in run.scheduling.items()), run.scheduling
     assert run.stood, f"fell: base at {run.lowest:.3f} m from {run.standing:.3f}; rates {run.rates}"
     assert min(run.rates.values()) >= KEPT_RATE * RATE, run.rates
-    assert run.behind == (), f"{run.behind} said they fell behind at {run.rates}"
+    assert run.slowest_commands >= KEPT_RATE * RATE, f"commands reached the plant at {run.slowest_commands:.0f} Hz"
+    # (a node may say so of one second, as in 1 run of 18 here with the commands at 99.98 Hz; not of two)
+    assert max(run.behind.values(), default=0) <= 1, f"reports of falling behind {run.behind} at {run.rates}"
     assert run.refused == 0  # granted, at the support's edge
 
 
-def test_a_minute_beside_two_cpu_burners_at_the_default_scheduler_the_starved_nodes_say_so_and_the_robot_stands():
+def test_a_minute_beside_two_cpu_burners_at_the_default_scheduler_the_robot_stands_and_every_slowdown_is_reported():
     """Issue 54: the free-running chain at the default scheduler beside two CPU-bound jobs for a minute, asked after
-    2 s for a CoM 0.5 m ahead of the toes (beyond the feet): the robot stays up and the nodes that fall behind say so
-    (before the balance degraded on a starved computer, the robot fell in 1 run of 3 beside 2 jobs, 2 of 3 beside
-    4)."""
+    2 s for a CoM 0.5 m ahead of the toes (beyond the feet): the robot stays up, and whenever the chain's commands
+    reach the plant (the robot's hardware, its own measure) slower than 70 % of its rate, a node says it fell behind or
+    is starved within 2 s (before the balance degraded on a starved computer, the robot fell in 1 run of 3 beside 2
+    jobs, 2 of 3 beside 4). How far two jobs slow the chain depends on the machine: 85-100 Hz here, the nodes saying
+    so below 90; in CI they kept 96-100 Hz, with nothing to report."""
     run = starved(BURNERS, 0, watched=MINUTE - STANDING)
     skip_unless_granted(run)  # (the plant's SCHED_FIFO: without it the plant starves too)
     assert run.stood, f"fell: base at {run.lowest:.3f} m from {run.standing:.3f}; rates {run.rates}"
-    assert run.behind, f"no node said it fell behind or was starved, their rates {run.rates}"
+    assert not run.unreported, ("the chain's commands reached the plant slowly with no node saying so (s after the "
+                                f"reference, Hz): {run.unreported}; nodes that said so: {run.behind or 'none'}")
