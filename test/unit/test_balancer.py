@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from humanoid_balance.control.balancer import balance_controller, BalancerConfig, BalancerState, Foot
+from humanoid_balance.control.modes.kinematic import KinematicGains
 from humanoid_balance.control.modes.viip import ViipGains
 from support.model_fixtures import static_stance
 
@@ -102,6 +103,42 @@ def test_kinematic_mode_without_a_measured_zmp_holds_the_posture(kangaroo):
         # near its soles' heel edge), whatever the soles' CoPs
         assert held_or_moving.wrenches[:, 2].sum() == pytest.approx(robot.total_mass * 9.81, rel=0.03)
         assert np.abs(held_or_moving.effort).max() > 1.0
+
+
+def commanded_com_velocity(robot, chain, q, command):
+    """The CoM velocity [m/s] the command's output rates give with the left sole kept where it is by the base."""
+    T = chain.output_velocity_map(q)
+    data = robot.model.createData()
+    pin.computeJointJacobians(robot.model, data, q)
+    pin.updateFramePlacements(robot.model, data)
+    J_foot = pin.getFrameJacobian(robot.model, data, robot.frame_id("left_sole"), pin.LOCAL_WORLD_ALIGNED) @ T
+    base = -np.linalg.solve(J_foot[:, :6], J_foot[:, 6:] @ command.velocity)
+    return pin.jacobianCenterOfMass(robot.model, data, q) @ (T @ np.r_[base, command.velocity])
+
+
+@pytest.mark.parametrize("tracking", [True, False])
+def test_kinematic_mode_pushed_sideways_resists_until_the_zmp_reaches_the_edge(kangaroo, tracking):
+    """Pushed sideways — the CoM at 0.1 m/s, the measured ZMP still under it, the reference where it is — eq. 24 with
+    the capture point's desired ZMP (dcm_zmp_tracking: p_d = c + (1 + k_ξ/ω) ċ/ω, within the soles) commands the CoM
+    against the push at u = −k_p (p_d − p) = −k_p (1 + k_ξ/ω) ċ/ω, until the ZMP has reached p_d; with Choi–Kim's p_d,
+    the reference's LIPM ZMP (here under the CoM), it commands nothing until the push has moved the ZMP, and then
+    gives way to it (the ZMP lagged the capture point by 0.2 s, and kangaroo_like held 80 % of its feet's LIPM bound
+    sideways, 86 % with the tracking)."""
+    robot, chain, q = kangaroo
+    gains = KinematicGains(dcm_zmp_tracking=tracking)
+    config = BalancerConfig(mode="kinematic", feet=FEET, gains={"kinematic": gains})
+    balancer = balance_controller(robot, config)
+    v = np.zeros(robot.nv)
+    v[1] = 0.1  # the base sideways (its frame is level here)
+    com = com_of(robot, q)
+    com_velocity = pin.jacobianCenterOfMass(robot.model, robot.model.createData(), q) @ v
+    command = balancer.update(BalancerState(q, v, (True, True), com * np.array([1.0, 1.0, 0.0]), com), 0.01)
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, q)
+    ground = np.mean([data.oMf[robot.frame_id(foot.sole)].translation[2] for foot in FEET])
+    omega = np.sqrt(9.81 / (com[2] - ground))
+    expected = -config.zmp_com.k_p[1] * (1.0 + gains.dcm_gain / omega) * com_velocity[1] / omega if tracking else 0.0
+    assert commanded_com_velocity(robot, chain, q, command)[1] == pytest.approx(expected, abs=0.1 * 0.07)
 
 
 @pytest.mark.parametrize("mode", ["momentum", "kinematic"])

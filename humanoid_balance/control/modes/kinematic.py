@@ -8,7 +8,13 @@ too (control.foot_damping): the capture point's feedback (control.dcm_feedback) 
 within the support polygon; its wrench is distributed over the soles in contact by the QP every mode uses (the
 momentum mode's, eq. 38), and each stance sole turns and rises by its measured minus distributed wrench (foot damping,
 foot force difference control) as a Cartesian motion of its leg's section in the same resolution. The efforts are the
-quasi-static torques of the distributed wrenches (gravity compensation, Kangaroo eq. 44). Units: SI.
+quasi-static torques of the distributed wrenches (gravity compensation, Kangaroo eq. 44).
+
+Eq. 24's desired ZMP p_d is that same capture point's desired ZMP (``dcm_zmp_tracking``), as in the ZMP compensation
+of mc_rtc's LIPM stabilizer (its CoM admittance, of eq. 24's form, on the distributed ZMP): pushed, the posture first resists until the ZMP reaches the
+support's edge, instead of giving way with the push while the ZMP lags 0.2 s behind (with Choi–Kim's p_d, the
+reference's LIPM ZMP, kangaroo_like held 80 % of the feet's LIPM bound sideways, 86 % with this). Eq. 25's conditions
+bound k_p, k_c whatever p_d is: to them it is an input. Units: SI.
 """
 from dataclasses import dataclass
 
@@ -34,6 +40,9 @@ class KinematicGains:
     com_height_gain: float = tunable(5.0, "the CoM height's P term", "1/s")
     dcm_gain: float = tunable(1.0, "k_ξ: the rate the capture point's error decays at in the soles' desired wrenches "
                                    "(control.dcm_feedback)", "1/s")
+    dcm_zmp_tracking: bool = tunable(True, "eq. 24 tracks the capture point's desired ZMP (in the support polygon, "
+                                           "as mc_rtc's ZMP compensation does), so that a push meets the "
+                                           "support's edge at once; false: the reference's own LIPM ZMP (Choi-Kim)")
     dcm_integral_gain: float = tunable(0.0, "k_i: the DCM error's moving average in the desired ZMP", "1/s")
     dcm_integral_window: float = tunable(15.0, "the window of the DCM error's moving average", "s")
     cop_admittance: float = tunable(0.2, "foot damping: a stance sole's roll and pitch rate per metre of CoP error "
@@ -79,25 +88,28 @@ class KinematicBalance(BalanceController):
             self.sole_twists = {}
             wrench = np.array([0.0, 0.0, self.mass * GRAVITY, 0.0, 0.0, 0.0])
             return Plan(wrench, np.zeros(6 + len(self.robot.output_names)), np.zeros(6))
-        wrench = self._wrench(tick)
+        zmp = self._desired_zmp(tick)
+        wrench = zmp_wrench(self.mass, tick.com, zmp, tick.omega)  # the pendulum's on that ZMP
         distribution = self.distribute(tick, wrench)
-        return Plan(wrench, self._motion(tick, distribution), np.zeros(6), distribution=distribution)
+        return Plan(wrench, self._motion(tick, distribution, zmp), np.zeros(6), distribution=distribution)
 
-    def _wrench(self, tick):
-        """The CoM wrench of the pendulum on the capture point's desired ZMP, brought into the support polygon."""
+    def _desired_zmp(self, tick):
+        """The capture point's desired ZMP, brought into the support polygon (2,) [m]."""
         omega, granted = tick.omega, tick.granted
         zmp = self.dcm.desired_zmp(capture_point(tick.com, tick.com_velocity, omega),
                                    capture_point(granted.position, granted.velocity, omega), tick.zmp_reference,
                                    omega, tick.dt)
-        return zmp_wrench(self.mass, tick.com, tick.support.polygon.nearest(zmp), omega)
+        return tick.support.polygon.nearest(zmp)
 
-    def _motion(self, tick, distribution):
+    def _motion(self, tick, distribution, desired_zmp):
         """ν_o: the base twist and output rates of the CoM command's resolution (eqs. 14–20, 24), tracking the
-        granted reference: eq. 24 with c_d, ċ_d its position and velocity and p_d its LIPM ZMP; the stance soles
-        turning and rising by their wrenches' errors."""
+        granted reference: eq. 24 with c_d, ċ_d its position and velocity and p_d the capture point's
+        ``desired_zmp`` (or, without dcm_zmp_tracking, the reference's LIPM ZMP); the stance soles turning and rising
+        by their wrenches' errors."""
         config, state, granted, com, R_base = self.config, tick.state, tick.granted, tick.com, tick.R_base
         u = np.zeros(3)
-        u[:2] = balancing_input(granted.velocity, tick.zmp_reference, state.zmp, granted.position, com, config.zmp_com)
+        zmp_desired = desired_zmp if self.gains.dcm_zmp_tracking else tick.zmp_reference
+        u[:2] = balancing_input(granted.velocity, zmp_desired, state.zmp, granted.position, com, config.zmp_com)
         u[2] = granted.velocity[2] + self.gains.com_height_gain * (granted.position[2] - com[2])
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
         twists = tick.twists
