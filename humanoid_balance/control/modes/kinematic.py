@@ -10,11 +10,13 @@ momentum mode's, eq. 38), and each stance sole turns and rises by its measured m
 foot force difference control) as a Cartesian motion of its leg's section in the same resolution. The efforts are the
 quasi-static torques of the distributed wrenches (gravity compensation, Kangaroo eq. 44).
 
-Eq. 24's desired ZMP p_d is that same capture point's desired ZMP (``dcm_zmp_tracking``), as in the ZMP compensation
-of mc_rtc's LIPM stabilizer (its CoM admittance, of eq. 24's form, on the distributed ZMP): pushed, the posture first resists until the ZMP reaches the
-support's edge, instead of giving way with the push while the ZMP lags 0.2 s behind (with Choi–Kim's p_d, the
-reference's LIPM ZMP, kangaroo_like held 80 % of the feet's LIPM bound sideways, 86 % with this). Eq. 25's conditions
-bound k_p, k_c whatever p_d is: to them it is an input. Units: SI.
+With ``dcm_zmp_tracking``, eq. 24's desired ZMP p_d is that same capture point's desired ZMP, as in the ZMP
+compensation of mc_rtc's LIPM stabilizer (its CoM admittance, of eq. 24's form, on the distributed ZMP): pushed, the
+posture first resists until the ZMP reaches the support's edge, instead of giving way with the push while the ZMP lags
+0.2 s behind (kangaroo_like held 86 % of its feet's LIPM bound sideways, against 80 % with Choi–Kim's p_d, the
+reference's LIPM ZMP). It is off by default: on a plant with biased sensors (the IMU mounted 1° off, gyro and
+accelerometer biases: `bench robustness` (b)) the short scenario's second push no longer settled to 5 mm (not yet
+traced; the capture point's error it feeds back comes from the biased estimate). Eq. 25's conditions bound k_p, k_c whatever p_d is: to them it is an input. Units: SI.
 """
 from dataclasses import dataclass
 
@@ -40,9 +42,9 @@ class KinematicGains:
     com_height_gain: float = tunable(5.0, "the CoM height's P term", "1/s")
     dcm_gain: float = tunable(1.0, "k_ξ: the rate the capture point's error decays at in the soles' desired wrenches "
                                    "(control.dcm_feedback)", "1/s")
-    dcm_zmp_tracking: bool = tunable(True, "eq. 24 tracks the capture point's desired ZMP (in the support polygon, "
-                                           "as mc_rtc's ZMP compensation does), so that a push meets the "
-                                           "support's edge at once; false: the reference's own LIPM ZMP (Choi-Kim)")
+    dcm_zmp_tracking: bool = tunable(False, "eq. 24 tracks the capture point's desired ZMP (in the support polygon, "
+                                            "as mc_rtc's ZMP compensation does), so that a push meets the "
+                                            "support's edge at once; false: the reference's own LIPM ZMP (Choi-Kim)")
     dcm_integral_gain: float = tunable(0.0, "k_i: the DCM error's moving average in the desired ZMP", "1/s")
     dcm_integral_window: float = tunable(15.0, "the window of the DCM error's moving average", "s")
     cop_admittance: float = tunable(0.2, "foot damping: a stance sole's roll and pitch rate per metre of CoP error "
