@@ -36,6 +36,18 @@ def com_of(robot, q):
     return pin.centerOfMass(robot.model, robot.model.createData(), q)
 
 
+def commanded_motion(robot, chain, q, command):
+    """The robot's velocity ν (robot.nv,) the command's output rates give, the loops closed and the left sole kept
+    where it is by the base."""
+    T = chain.output_velocity_map(q)
+    data = robot.model.createData()
+    pin.computeJointJacobians(robot.model, data, q)
+    pin.updateFramePlacements(robot.model, data)
+    J_foot = pin.getFrameJacobian(robot.model, data, robot.frame_id("left_sole"), pin.LOCAL_WORLD_ALIGNED) @ T
+    base = -np.linalg.solve(J_foot[:, :6], J_foot[:, 6:] @ command.velocity)  # the support sole does not move
+    return T @ np.r_[base, command.velocity]
+
+
 def test_kinematic_mode_drives_the_com_to_its_reference(kangaroo):
     """Apply the commanded output positions to the model (loops re-closed, support sole kept where it is by
     moving the base) and the CoM converges to a reference 2 cm to the side (in a crouch whose CoM lies over the
@@ -49,15 +61,7 @@ def test_kinematic_mode_drives_the_com_to_its_reference(kangaroo):
         state = BalancerState(q, np.zeros(robot.nv), (True, True), com_of(robot, q), target)
         command = balancer.update(state, dt)
         # Move as commanded for one tick: output rates, loops closed, the support sole fixed by the base.
-        outputs = command.velocity
-        T = chain.output_velocity_map(q)
-        data = robot.model.createData()
-        pin.computeJointJacobians(robot.model, data, q)
-        pin.updateFramePlacements(robot.model, data)
-        J_foot = pin.getFrameJacobian(robot.model, data, robot.frame_id("left_sole"), pin.LOCAL_WORLD_ALIGNED) @ T
-        base = -np.linalg.solve(J_foot[:, :6], J_foot[:, 6:] @ outputs)  # the support sole does not move
-        nu = T @ np.r_[base, outputs]
-        q = chain.solve_passive(pin.integrate(robot.model, q, nu * dt)).q
+        q = chain.solve_passive(pin.integrate(robot.model, q, commanded_motion(robot, chain, q, command) * dt)).q
     np.testing.assert_allclose(com_of(robot, q)[:2], target[:2], atol=2e-3)
 
 
@@ -105,17 +109,6 @@ def test_kinematic_mode_without_a_measured_zmp_holds_the_posture(kangaroo):
         assert np.abs(held_or_moving.effort).max() > 1.0
 
 
-def commanded_com_velocity(robot, chain, q, command):
-    """The CoM velocity [m/s] the command's output rates give with the left sole kept where it is by the base."""
-    T = chain.output_velocity_map(q)
-    data = robot.model.createData()
-    pin.computeJointJacobians(robot.model, data, q)
-    pin.updateFramePlacements(robot.model, data)
-    J_foot = pin.getFrameJacobian(robot.model, data, robot.frame_id("left_sole"), pin.LOCAL_WORLD_ALIGNED) @ T
-    base = -np.linalg.solve(J_foot[:, :6], J_foot[:, 6:] @ command.velocity)
-    return pin.jacobianCenterOfMass(robot.model, data, q) @ (T @ np.r_[base, command.velocity])
-
-
 @pytest.mark.parametrize("tracking", [True, False])
 def test_kinematic_mode_pushed_sideways_resists_until_the_zmp_reaches_the_edge(kangaroo, tracking):
     """Pushed sideways — the CoM at 0.1 m/s, the measured ZMP still under it, the reference where it is — eq. 24 with
@@ -131,14 +124,17 @@ def test_kinematic_mode_pushed_sideways_resists_until_the_zmp_reaches_the_edge(k
     v = np.zeros(robot.nv)
     v[1] = 0.1  # the base sideways (its frame is level here)
     com = com_of(robot, q)
-    com_velocity = pin.jacobianCenterOfMass(robot.model, robot.model.createData(), q) @ v
+    J_com = pin.jacobianCenterOfMass(robot.model, robot.model.createData(), q)
+    com_velocity = J_com @ v
     command = balancer.update(BalancerState(q, v, (True, True), com * np.array([1.0, 1.0, 0.0]), com), 0.01)
     data = robot.model.createData()
     pin.framesForwardKinematics(robot.model, data, q)
     ground = np.mean([data.oMf[robot.frame_id(foot.sole)].translation[2] for foot in FEET])
     omega = np.sqrt(9.81 / (com[2] - ground))
-    expected = -config.zmp_com.k_p[1] * (1.0 + gains.dcm_gain / omega) * com_velocity[1] / omega if tracking else 0.0
-    assert commanded_com_velocity(robot, chain, q, command)[1] == pytest.approx(expected, abs=0.1 * 0.07)
+    k_p = config.zmp_com.k_p[1]
+    expected = -k_p * (1.0 + gains.dcm_gain / omega) * com_velocity[1] / omega if tracking else 0.0
+    commanded = J_com @ commanded_motion(robot, chain, q, command)
+    assert commanded[1] == pytest.approx(expected, abs=0.1 * 0.07)
 
 
 @pytest.mark.parametrize("mode", ["momentum", "kinematic"])
