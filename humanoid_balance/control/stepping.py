@@ -28,10 +28,13 @@ not catch the robot).
 A push may tip the robot onto one foot: the other's sole, which no step lifted, rises more than TIPPED_CLEARANCE
 above the height it had beside it when both last stood (on a flat floor or not). That foot no longer carries the
 robot, whatever its efforts read — a position-controlled leg pressing towards a floor it has left reads as load —,
-until it is back within TOUCHDOWN_CLEARANCE: the balance stands on the other (its CoM reference restarted from the
-CoM, over that sole), and the contact estimator is told it is lifted, so that the ZMP is the carrying sole's. The
-foot takes a recovery step where ξ goes; or, when it is not to step (steps are off, or ``max_steps`` were taken), it
-goes back down where it last stood flat beside the other, at ``swing_gain`` up to RETURN_SPEED. Units: SI.
+until it is back within TOUCHDOWN_CLEARANCE: the balance's wrenches are the other's, and the contact estimator is
+told it is lifted, so that the ZMP is the carrying sole's. The foot takes a recovery step where ξ goes; or, when it is
+not to step (steps are off, or ``max_steps`` were taken), it goes back down where it last stood flat beside the
+other, at ``swing_gain`` up to RETURN_SPEED, and the CoM reference stays where it was, over both feet (``over``): the
+robot is to come back onto them. (Restarted from the CoM over the carrying sole instead, it led the robot on
+outwards: kangaroo_like pushed sideways at 90 % of its feet's LIPM bound ended with its CoM 1.3 cm inside that sole's
+outer edge, and fell or rocked.) Units: SI.
 """
 from typing import NamedTuple, Optional
 
@@ -175,8 +178,6 @@ class Stepping:
         standing = self.tipped is None
         active = self._carrying(placements, active)
         tick = self._tick(dt, xi, com, com_velocity, omega, placements, active, polygon, reference)
-        if standing and self.tipped is not None:  # tipped onto one foot: the CoM reference's approach starts from
-            return tick._replace(reset_reference=True)  # the CoM, not from a place the foot no longer supports
         return tick
 
     def _tick(self, dt, xi, com, com_velocity, omega, placements, active, polygon, reference):
@@ -216,7 +217,8 @@ class Stepping:
                     active = tuple(sorted(active + (foot,)))
                     if LOADING_TIME - self.loading < PRESS_DEPTH / PRESS_SPEED:
                         return StepTick(active, {self.names[foot]: PRESS}, self.shift, xi, None, False, None)
-            return StepTick(active, self._returns(placements, active), self.shift, xi, None, False, None)
+            over = None if self.tipped is None or self.recovering else tuple(range(len(self.names)))
+            return StepTick(active, self._returns(placements, active), self.shift, xi, None, False, over)
         if self.swing is None:  # weight shift: the CoM reference over the stance sole's centre, then lift-off
             centre = sole_centre(placements[step.stance], self.rectangles[step.stance])
             shift = np.r_[centre - np.asarray(reference)[:2], 0.0]
