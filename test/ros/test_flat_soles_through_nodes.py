@@ -5,7 +5,8 @@ closed loop (the plant in lockstep, the four nodes in one process) on kangaroo_l
 control.capture_point.capturable_velocity, computed here from the robot as it stands). Judged on the plant's ground
 truth: no fall, no sole lifted, the CoM standing still again within 3 s, and every loaded sole flat, tilted at most 2°
 from the floor throughout (without the foot damping and levelling both soles rolled onto their toes at 68-84 % of the
-bound). Lateral pushes are not held at 90 % yet (about 78 %: the closing note of issue 52)."""
+bound). Lateral pushes are not held at 90 % on flat soles yet: 80 % by default; with kinematic.dcm_zmp_tracking
+kangaroo_like holds 88-90 %, tipping onto its outer sole's edge by 3-4° (docs/balance-modes.md)."""
 import math
 
 import pytest
