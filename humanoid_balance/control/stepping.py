@@ -175,10 +175,8 @@ class Stepping:
         asked for [m]."""
         xi = capture_point(com, com_velocity, omega)
         self.landed_short = self._settled(dt, placements)
-        standing = self.tipped is None
         active = self._carrying(placements, active)
-        tick = self._tick(dt, xi, com, com_velocity, omega, placements, active, polygon, reference)
-        return tick
+        return self._tick(dt, xi, com, com_velocity, omega, placements, active, polygon, reference)
 
     def _tick(self, dt, xi, com, com_velocity, omega, placements, active, polygon, reference):
         """:meth:`update` once ``active`` are the feet that carry the robot."""

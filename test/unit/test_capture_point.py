@@ -223,6 +223,8 @@ def test_a_foot_a_push_has_lifted_carries_nothing_and_goes_back_down_where_it_st
     back = np.r_[home.translation[:2] - rolled.translation[:2], -0.015]
     np.testing.assert_allclose(twist[:3], RETURN_SPEED * back / np.linalg.norm(back), atol=1e-12)
     np.testing.assert_allclose(twist[3:], [-steps.config.swing_gain * np.radians(5.0), 0.0, 0.0], atol=1e-12)
+    tick = steps.update(0.002, com, np.zeros(3), OMEGA, [feet[0], rolled], (0, 1), polygon, com)
+    assert tick.over == (0, 1) and not tick.reset_reference  # ... for as long as the foot is up
     landed = [feet[0], pin.SE3(home.rotation, home.translation + [0.0, 0.0, 0.001])]
     tick = steps.update(0.002, com, np.zeros(3), OMEGA, landed, (0, 1), polygon, com)
     assert tick.active == (0, 1) and steps.lifted == (False, False) and not tick.twists

@@ -15,9 +15,10 @@ compensation of mc_rtc's LIPM stabilizer (its CoM admittance, of eq. 24's form, 
 posture first resists until the ZMP reaches the support's edge, instead of giving way with the push while the ZMP lags
 0.2 s behind (kangaroo_like held 86 % of its feet's LIPM bound sideways, against 80 % with Choi–Kim's p_d, the
 reference's LIPM ZMP). It is off by default: on a plant with biased sensors (the IMU mounted 1° off, gyro and
-accelerometer biases: `bench robustness` (b)) the short scenario's second push no longer settled to 5 mm: both p_d
-let the CoM drift forwards there while the arms dance, and with this one the drift crosses 5 mm (4.9 mm 1.75 s after
-the push, against 3.5 mm). Eq. 25's conditions bound k_p, k_c whatever p_d is: to them it is an input. Units: SI.
+accelerometer biases: `bench robustness` (b)) the short scenario's second push no longer settled to 5 mm: there the
+CoM sways slowly while the arms dance (about 3 s a cycle, driven by the joints' velocity noise: without it, within
+2.4 mm), +4.9 mm with this p_d against +3.0 mm with Choi–Kim's, and the sway ends the scenario at 4.9–5.0 mm. Eq. 25's
+conditions bound k_p, k_c whatever p_d is: to them it is an input. Units: SI.
 """
 from dataclasses import dataclass
 
