@@ -30,11 +30,13 @@ above the height it had beside it when both last stood (on a flat floor or not).
 robot, whatever its efforts read — a position-controlled leg pressing towards a floor it has left reads as load —,
 until it is back within TOUCHDOWN_CLEARANCE: the balance's wrenches are the other's, and the contact estimator is
 told it is lifted, so that the ZMP is the carrying sole's. The foot takes a recovery step where ξ goes; or, when it is
-not to step (steps are off, or ``max_steps`` were taken), it goes back down where it last stood flat beside the
-other, at ``swing_gain`` up to RETURN_SPEED, and the CoM reference stays where it was, over both feet (``over``): the
-robot is to come back onto them. (Restarted from the CoM over the carrying sole instead, it led the robot on
-outwards: kangaroo_like pushed sideways at 90 % of its feet's LIPM bound ended with its CoM 1.3 cm inside that sole's
-outer edge, and fell or rocked.) Units: SI.
+not to step (steps are off, or ``max_steps`` were taken), it goes back down where it stood beside the other when
+both last stood flat (at the start, or when the last step landed; moved with the carrying sole if that has slid or
+turned since), at ``swing_gain`` up to RETURN_SPEED. (Its home followed it before, wherever it touched: a foot
+skimming the floor as the robot rocked came down 3-4 cm inwards after a sideways push.) The CoM reference stays where
+it was, over both feet (``over``): the robot is to come back onto them. (Restarted from the CoM over the carrying sole
+instead, it led the robot on outwards: kangaroo_like pushed sideways at 90 % of its feet's LIPM bound ended with its
+CoM 1.3 cm inside that sole's outer edge, and fell or rocked.) Units: SI.
 """
 from typing import NamedTuple, Optional
 
@@ -123,7 +125,7 @@ class Stepping:
         self.requested = None     # (swing foot, target) asked for (request), begun at the next tick on both feet
         self.recovery = False     # whether the step under way is a recovery step (no weight shift before it)
         self.landed, self.loading = None, 0.0  # the foot just put down, and how long it counts as in contact [s]
-        self.stood = [None] * len(self.names)  # per foot, its sole's placement when it last carried the robot
+        self.stood = [None] * len(self.names)  # per foot, its sole's placement when both last stood (first, or landed)
         self.level = None         # how high the first foot's sole stood above the second's when both last stood [m]
         self.tipped = None        # the foot a push has lifted (no step): the robot stands on the other (None: none)
         self.rise = 0.0           # how much higher the first foot's sole is beside the second's than at ``level`` [m]
@@ -180,10 +182,9 @@ class Stepping:
 
     def _tick(self, dt, xi, com, com_velocity, omega, placements, active, polygon, reference):
         """:meth:`update` once ``active`` are the feet that carry the robot."""
-        if abs(self.rise) < TOUCHDOWN_CLEARANCE:  # where the feet stand, flat beside each other
-            for foot in active:
-                if self.step is None or foot == self.step.stance:
-                    self.stood[foot] = placements[foot]
+        if self.stood[0] is None and self.step is None and len(active) == len(self.names) and \
+                abs(self.rise) < TOUCHDOWN_CLEARANCE:  # where the feet stand, flat beside each other
+            self.stood = list(placements)
         if self.step is None and len(active) == len(self.names) == 2:
             if self.requested is not None:  # the weight goes onto the stance foot first
                 swing, target = self.requested
@@ -279,15 +280,18 @@ class Stepping:
 
     def _returns(self, placements, active):
         """Foot name → its sole's twist back down where it last stood, for each foot in the air that no step lifted
-        while another carries the robot (see the module): horizontally to where it stood, down by its rise beside the
-        other."""
-        if not active or self.recovering:
+        while another carries the robot (see the module): horizontally to where it stood beside the carrying sole
+        (moved as that sole has moved since, in the horizontal and in yaw: a sole that slid, or an estimate that
+        drifted, carries the other's home along), down by its rise beside the other."""
+        anchor = active[0] if active else None
+        if anchor is None or self.recovering or self.stood[anchor] is None:
             return {}  # none, or a foot in the air steps (a tipped robot)
+        moved = _flat(placements[anchor]) * _flat(self.stood[anchor]).inverse()
         twists = {}
-        for foot, home in enumerate(self.stood):
-            if foot in active or home is None:
+        for foot, stood in enumerate(self.stood):
+            if foot in active:
                 continue
-            sole = placements[foot]
+            home, sole = moved * stood, placements[foot]
             down = self.rise if foot == 0 else -self.rise  # to the height it stood at beside the other
             error = np.r_[home.translation[:2] - sole.translation[:2], -down,
                           pin.log3(home.rotation @ sole.rotation.T)]
@@ -346,7 +350,7 @@ class Stepping:
         if self.cut is not None:  # where it comes down is reported once it stands still there
             self.settling = [step.swing, self.cut.translation.copy(), placements[step.swing].translation.copy(), 0.0]
             self.cut = None
-        self.stood[step.swing] = placements[step.swing]
+        self.stood = list(placements)
         self.level = 0.0 if touching else None  # both on the floor the swing foot left
         self.step, self.swing = None, None
         self.taken += 1
@@ -355,6 +359,12 @@ class Stepping:
         """``target`` relative to the ``stance`` sole, in its frame turned to the ``swing`` sole's side (2,) [m]."""
         _, turn, side = stance_frame(stance, swing)
         return turn.T @ (np.asarray(target)[:2] - stance.translation[:2]) * [1.0, side]
+
+
+def _flat(placement):
+    """``placement`` (pin.SE3) put on the ground plane: its horizontal position and yaw only."""
+    return pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, heading(placement.rotation)),
+                   np.r_[placement.translation[:2], 0.0])
 
 
 def sole_centre(placement, rectangle):

@@ -230,6 +230,29 @@ def test_a_foot_a_push_has_lifted_carries_nothing_and_goes_back_down_where_it_st
     assert tick.active == (0, 1) and steps.lifted == (False, False) and not tick.twists
 
 
+def test_a_foot_in_the_air_goes_back_beside_the_carrying_sole_where_it_stood_not_where_it_last_touched():
+    """Its home is where it stood beside the other when both stood: a sole that skims the floor while the robot rocks,
+    touching it 2 cm inwards for a tick (the contact estimator saying so, its height level with the other), is still
+    sent back to where it stood, not to where it touched (else each touch moved its home on, and the stance narrowed
+    by 3-4 cm after a sideways push); and if the carrying sole has slid 1 cm outwards and turned 5° since, the home
+    moves and turns with it, as a rigid pair of feet."""
+    steps, feet, polygon, com = tipped_stepping(0.0, stepping=False)
+    touched = [feet[0], pin.SE3(feet[1].rotation, feet[1].translation + [0.0, 0.02, 0.0])]
+    steps.update(0.002, com, np.zeros(3), OMEGA, touched, (0, 1), polygon, com)
+    aloft = pin.SE3(np.eye(3), touched[1].translation + [0.0, 0.0, 0.004])
+    tick = steps.update(0.002, com, np.zeros(3), OMEGA, [feet[0], aloft], (0,), polygon, com)
+    back = np.r_[feet[1].translation[:2] - aloft.translation[:2], -0.004]
+    np.testing.assert_allclose(tick.twists["right"][:3], RETURN_SPEED * back / np.linalg.norm(back), atol=1e-12)
+    turn = pin.rpy.rpyToMatrix(0.0, 0.0, np.radians(5.0))
+    slid = pin.SE3(turn, feet[0].translation + [0.0, 0.01, 0.0])
+    tick = steps.update(0.002, com, np.zeros(3), OMEGA, [slid, aloft], (0,), polygon, com)
+    home = slid.translation[:2] + turn[:2, :2] @ (feet[1].translation[:2] - feet[0].translation[:2])
+    back = np.r_[home - aloft.translation[:2], -0.004]
+    np.testing.assert_allclose(tick.twists["right"][:3], RETURN_SPEED * back / np.linalg.norm(back), atol=1e-12)
+    np.testing.assert_allclose(tick.twists["right"][3:], [0.0, 0.0, steps.config.swing_gain * np.radians(5.0)],
+                               atol=1e-12)
+
+
 def test_with_recovery_steps_a_foot_a_push_has_lifted_steps():
     """The same push with recovery steps on: the right foot takes a recovery step (where ξ goes) instead."""
     steps, feet, polygon, com = tipped_stepping(0.0, stepping=True)
