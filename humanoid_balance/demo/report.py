@@ -23,6 +23,7 @@ FALL_DROP = 0.10        # the base more than this below its standing height: fal
 SETTLED_WITHIN = 0.005  # a push is recovered once the CoM stays this close to where it stood [m]
 STILL_SPEED, STILL_INTERVAL = 0.02, 0.05  # standing still: the CoM slower than this [m/s], measured over this [s]
 LIFT_OFF_TIME = 0.05    # [s] a sole unloaded this long has left the floor
+LANDING_TIME = 0.05     # [s] ... and loaded again this long has come back down on it (less: it grazed the floor)
 DOUBLE_SUPPORT_SHARE = 0.1  # each sole carrying this share of the normal force at least: double support
 MAX_LIFT_OFFS = 2       # a push caught by steps: no more lift-offs than this
 CONTACT = 1             # contact/<foot>/state: the foot is in contact (estimation/contact_wrench.py)
@@ -114,6 +115,17 @@ def largest_sole_tilt(tilts, forces, start, end):
     return float(np.where(loaded, tilts[:, 1:], 0.0).max())
 
 
+def feet_moved(positions, start, end):
+    """How far [m] the sole that moved most stands at ``end`` from where it stood at ``start`` (the plant's ground
+    truth: rows t, x and y of each foot; a step, a slip, or a foot the push lifted put down elsewhere); None without
+    samples."""
+    before, after = _window(positions, start - 0.3, start), _window(positions, start, end)
+    if not len(before) or not len(after):
+        return None
+    moved = (after[-1, 1:] - before[:, 1:].mean(axis=0)).reshape(-1, 2)
+    return float(np.linalg.norm(moved, axis=1).max())
+
+
 def cop_tracking(true_cops, desired_cops, forces, start, end, share=DOUBLE_SUPPORT_SHARE):
     """Each foot's CoP tracking error in double support within [start, end): the RMS over the plant's samples of
     the distance [m] from its true CoP (rows t, foot, x, y, f_z in its sole frame) to the CoP the balancer distributed
@@ -140,15 +152,24 @@ def cop_tracking(true_cops, desired_cops, forces, start, end, share=DOUBLE_SUPPO
 def lift_offs(forces, start, end):
     """How many times a sole left the floor within [start, end) for LIFT_OFF_TIME or longer: its normal force going
     from load to none (the plant's ground truth: a step, or a foot the push lifted; a sole rocking on its edge, in
-    and out of contact from one physics step to the next, is not lifted)."""
+    and out of contact from one physics step to the next, is not lifted). A sole in the air that grazes the floor,
+    loaded for less than LANDING_TIME between two lifts (a foot the push lifted, skimming the floor as the robot
+    rocks on the other), lifts once."""
     window = _window(forces, start, end)
     count = 0
     for loaded in (window[:, 1:] > 0.0).T:
         changes = np.flatnonzero(np.diff(loaded.astype(int))) + 1  # where a run of loaded or unloaded samples starts
         starts, ends = np.r_[0, changes], np.r_[changes, len(loaded)]
-        lifted = ~loaded[starts] & (starts > 0) & (window[np.minimum(ends, len(loaded) - 1), 0]
-                                                   - window[starts, 0] >= LIFT_OFF_TIME)
-        count += int(np.count_nonzero(lifted))
+        lasted = window[np.minimum(ends, len(loaded) - 1), 0] - window[starts, 0]
+        grazed = loaded[starts] & (starts > 0) & (ends < len(loaded)) & (lasted < LANDING_TIME)
+        counted = False  # whether the sole's time off the floor, grazes and all, has counted as a lift-off
+        for run_loaded, run_lasted, run_grazed, first in zip(loaded[starts], lasted, grazed, starts == 0):
+            if run_loaded:  # (a few runs a push: a loop over runs, not samples)
+                counted = counted and run_grazed
+            elif first:
+                counted = True  # lifted before the window: not the push's
+            elif run_lasted >= LIFT_OFF_TIME and not counted:
+                count, counted = count + 1, True
     return count
 
 
@@ -195,12 +216,14 @@ def metrics(recording, scenario, wall_time, push_duration):
         pushes.append({"label": push.label, "time [s]": push.time, "impulse [N·s]": impulse,
                        "CoM peak excursion [m]": peak, "settling time to 5 mm [s]": settle})
     forces, ends = recording.series("foot_forces"), list(scenario.jumps[1:]) + [scenario.duration]
-    tilts, true_cops, desired_cops = (recording.series(name) for name in ("sole_tilts", "sole_cops", "desired_cops"))
+    tilts, true_cops, desired_cops, sole_positions = (recording.series(name) for name in (
+        "sole_tilts", "sole_cops", "desired_cops", "sole_positions"))
     for push in pushes:
         end = next(e for s, e, _ in phases if s == push["time [s]"])
         push["standing still after [s]"] = standing_still(com, push["time [s]"], end)
         push["feet lifted"] = lift_offs(forces, push["time [s]"], end)
         push["largest sole tilt [rad]"] = largest_sole_tilt(tilts, forces, push["time [s]"], end)
+        push["feet moved [m]"] = feet_moved(sole_positions, push["time [s]"], end)
         push["CoP tracking RMS, double support [m]"] = cop_tracking(true_cops, desired_cops, forces,
                                                                     push["time [s]"], end)
     base_pose = recording.series("base_pose")

@@ -93,7 +93,8 @@ class Director(Node):
         self.jump_client = self.create_client(Trigger, "centroidal_balancer/jump")
         self.dance_sent = False
         self.now = 0.0
-        self.latest = {"com": None, "margin": float("nan"), "forces": np.zeros(len(feet)), "tilts": np.zeros(len(feet))}
+        self.latest = {"com": None, "margin": float("nan"), "forces": np.zeros(len(feet)), "tilts": np.zeros(len(feet)),
+                       "soles": np.zeros(2 * len(feet))}
         self.linear_momentum = None
         self.commands = 0  # actuator_commands received, for the command rate
         self.arm_joints = [joint for joints, _ in limbs.values() for joint in joints]  # the dancers' joints
@@ -228,12 +229,16 @@ class Director(Node):
                            wrench[2])
 
     def on_sole_pose(self, k, message):
-        """A sole's tilt from the floor [rad], from the plant's ground truth (rows t, tilt of each foot)."""
-        q = message.pose.orientation
+        """A sole's tilt from the floor [rad] and where it stands, from the plant's ground truth (rows t, tilt of each
+        foot; rows t, x and y of each foot [m])."""
+        q, position = message.pose.orientation, message.pose.position
         normal = (2.0 * (q.x * q.z + q.w * q.y), 2.0 * (q.y * q.z - q.w * q.x), 1.0 - 2.0 * (q.x * q.x + q.y * q.y))
         self.latest["tilts"][k] = sole_tilt(normal)  # the third column of the quaternion's rotation
+        self.latest["soles"][2 * k:2 * k + 2] = position.x, position.y
         if k == len(self.feet) - 1:
-            self.recording.add("sole_tilts", stamp_seconds(message.header.stamp), *self.latest["tilts"])
+            stamp = stamp_seconds(message.header.stamp)
+            self.recording.add("sole_tilts", stamp, *self.latest["tilts"])
+            self.recording.add("sole_positions", stamp, *self.latest["soles"])
 
     def on_contact_state(self, k, message):
         """The contact estimator's phase of each foot (1 contact, 0 aerial, −1 unknown), when it changes."""

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from humanoid_balance.cli import build_parser
-from humanoid_balance.demo.report import (JUMPS_IN_PLACE, Recording, dance_figures, figures_of, metrics, summary_lines,
-                                         write_report)
+from humanoid_balance.demo.report import (JUMPS_IN_PLACE, LANDING_TIME, Recording, dance_figures, figures_of, metrics,
+                                         summary_lines, write_report)
 from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
 
 SCENARIO = Scenario("analytic", 6.0, 0.5, (Push(1.0, (0.0, 0.1, 0.0), "push"),),
@@ -171,6 +171,34 @@ def test_a_sole_that_leaves_the_floor_twice_after_the_push_counts_two_lift_offs(
         forces[k] = (t, 0.0 if 1.2 <= t < 1.5 or 2.0 <= t < 2.3 else left, 0.0 if 0.6 <= t < 0.8 else right)
     push, = metrics(record, SCENARIO, wall_time=12.0, push_duration=0.1)["pushes"]
     assert push["feet lifted"] == 2  # the right sole's lift before the push is not the push's
+
+
+def test_a_sole_that_grazes_the_floor_between_two_lifts_lifts_once_and_one_that_flickers_not_at_all():
+    """After the push (at 1 s) the left sole is off the floor 0.2 s, touches it for 20 ms, is off 0.2 s more: one
+    lift-off; 40 ms later the right sole flickers in and out of contact every 10 ms for 0.3 s (on its edge): none.
+    Touching for twice LANDING_TIME, the left lifts twice."""
+    for touch, lifts in ((0.02, 1), (2 * LANDING_TIME, 2)):
+        record = recording()
+        forces = record.rows["foot_forces"]
+        for k, (t, left, right) in enumerate(forces):
+            aloft = 1.2 <= t < 1.4 or 1.4 + touch <= t < 1.6 + touch
+            flicker = 2.0 <= t < 2.3 and int(round(t / 0.01)) % 2 == 0
+            forces[k] = (t, 0.0 if aloft else left, 0.0 if flicker else right)
+        push, = metrics(record, SCENARIO, wall_time=12.0, push_duration=0.1)["pushes"]
+        assert push["feet lifted"] == lifts, touch
+
+
+def test_a_foot_put_down_elsewhere_after_the_push_is_how_far_the_feet_moved():
+    """The feet at y = ±0.09 m; after the push (1 s) the right one comes down 3 cm inwards and 4 cm ahead: 5 cm.
+    Without the plant's sole positions there is no figure."""
+    record = recording()
+    push, = metrics(record, SCENARIO, wall_time=12.0, push_duration=0.1)["pushes"]
+    assert push["feet moved [m]"] is None
+    for t in np.arange(0.0, SCENARIO.duration, 0.002):
+        right = (0.04, -0.06) if t > 1.5 else (0.0, -0.09)
+        record.add("sole_positions", t, 0.0, 0.09, *right)
+    push, = metrics(record, SCENARIO, wall_time=12.0, push_duration=0.1)["pushes"]
+    assert push["feet moved [m]"] == pytest.approx(0.05)
 
 
 def test_a_dropped_base_is_a_fall(tmp_path):
