@@ -167,9 +167,7 @@ class Stepping:
                                    f"stance foot, outside the step region (ahead {-self.region.backward:+.2f} to "
                                    f"{self.region.forward:+.2f} m, out {self.region.inward:.2f} to "
                                    f"{self.region.outward:.2f} m)")
-        flat = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, heading(target.rotation)),
-                       np.r_[target.translation[:2], stance.translation[2]])
-        self.requested = (swing, flat)
+        self.requested = (swing, _flat(target, stance.translation[2]))
 
     def update(self, dt, com, com_velocity, omega, placements, active, polygon, reference):
         """The tick's :class:`StepTick`: ``active`` the feet the contact estimator says are in contact, ``polygon``
@@ -331,8 +329,7 @@ class Stepping:
 
     def _put_down(self, sole):
         """Cut the step short: the swing sole (pin.SE3) straight down onto the floor in PUT_DOWN_TIME; the Step."""
-        target = pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, heading(sole.rotation)), np.r_[sole.translation[:2],
-                                                                                      self.floor])
+        target = _flat(sole, self.floor)
         self.cut = self.step.target
         self.step, self.elapsed, self.recovery = self.step._replace(target=target, duration=PUT_DOWN_TIME), 0.0, False
         self.swing = SwingTrajectory(sole, target, PUT_DOWN_TIME, 0.0)
@@ -361,10 +358,10 @@ class Stepping:
         return turn.T @ (np.asarray(target)[:2] - stance.translation[:2]) * [1.0, side]
 
 
-def _flat(placement):
-    """``placement`` (pin.SE3) put on the ground plane: its horizontal position and yaw only."""
+def _flat(placement, height=0.0):
+    """``placement`` (pin.SE3) laid flat at ``height`` [m]: its horizontal position and yaw only."""
     return pin.SE3(pin.rpy.rpyToMatrix(0.0, 0.0, heading(placement.rotation)),
-                   np.r_[placement.translation[:2], 0.0])
+                   np.r_[placement.translation[:2], height])
 
 
 def sole_centre(placement, rectangle):
