@@ -10,7 +10,8 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from humanoid_balance.control.dcm_feedback import DcmFeedback, zmp_wrench
-from humanoid_balance.control.foot_damping import LEVEL_PER_TICK, FootDampingGains, levelling_rate, sole_twists
+from humanoid_balance.control.foot_damping import (DAMPING_PER_TICK, LEVEL_PER_TICK, FootDampingGains, levelling_rate,
+                                                   sole_twists)
 from humanoid_balance.control.momentum_balance import WrenchDistribution, contact_wrench_map
 from humanoid_balance.model.soles import VERTICAL, SoleRectangle, sole_tilt
 
@@ -104,6 +105,18 @@ def test_a_sole_pressed_harder_on_its_toes_than_asked_lifts_them_at_the_admittan
     np.testing.assert_allclose(twists[1], 0.0, atol=1e-12)
     toe = np.array([SOLE.x_max, 0.0, 0.0])
     assert np.cross(twists[0][3:], toe)[2] > 0.0
+
+
+def test_a_slower_loop_turns_the_sole_at_the_admittance_its_period_allows():
+    """The same toes at 100 Hz and at 1 kHz: a (4 rad/(s·m)) is more than DAMPING_PER_TICK / 0.01 s, so at 100 Hz the
+    sole turns at DAMPING_PER_TICK / 0.01 / (m g) · 7.5 rad/s; at 1 kHz (10 rad/(s·m) allowed) at a's own rate."""
+    desired = [np.array([0.0, 0.0, 250.0, 0.0, 0.0, 0.0])]
+    measured = [np.array([0.0, 0.0, 250.0, 0.0, -0.03 * 250.0, 0.0])]
+    gains = GAINS._replace(level_gain=0.0)
+    assert gains.cop_admittance > DAMPING_PER_TICK / 0.01
+    for period, admittance in ((0.01, DAMPING_PER_TICK / 0.01), (0.001, gains.cop_admittance)):
+        twist = sole_twists(desired, measured, FEET[:1], (0,), WEIGHT, gains, period)[0]
+        np.testing.assert_allclose(twist[3:], [0.0, -admittance / WEIGHT * 7.5, 0.0], atol=1e-12)
 
 
 def test_foot_damping_turns_a_yawed_sole_about_its_own_axes_and_clips_the_rate():

@@ -10,15 +10,12 @@ momentum mode's, eq. 38), and each stance sole turns and rises by its measured m
 foot force difference control) as a Cartesian motion of its leg's section in the same resolution. The efforts are the
 quasi-static torques of the distributed wrenches (gravity compensation, Kangaroo eq. 44).
 
-With ``dcm_zmp_tracking``, eq. 24's desired ZMP p_d is that same capture point's desired ZMP, as in the ZMP
-compensation of mc_rtc's LIPM stabilizer (its CoM admittance, of eq. 24's form, on the distributed ZMP): pushed, the
-posture first resists until the ZMP reaches the support's edge, instead of giving way with the push while the ZMP lags
-0.2 s behind (kangaroo_like held 86 % of its feet's LIPM bound sideways, against 80 % with Choi–Kim's p_d, the
-reference's LIPM ZMP). It is off by default: on a plant with biased sensors (the IMU mounted 1° off, gyro and
-accelerometer biases: `bench robustness` (b)) the short scenario's second push no longer settled to 5 mm: there the
-CoM sways slowly while the arms dance (about 3 s a cycle, driven by the joints' velocity noise: without it, within
-2.4 mm), +4.9 mm with this p_d against +3.0 mm with Choi–Kim's, and the sway ends the scenario at 4.9–5.0 mm. Eq. 25's
-conditions bound k_p, k_c whatever p_d is: to them it is an input. Units: SI.
+With ``dcm_zmp_tracking`` (the default), eq. 24's desired ZMP p_d is that same capture point's desired ZMP, as in the
+ZMP compensation of mc_rtc's LIPM stabilizer (its CoM admittance, of eq. 24's form, on the distributed ZMP): pushed,
+the posture first resists until the ZMP reaches the support's edge, instead of giving way with the push while the ZMP
+lags 0.2 s behind (Choi–Kim's p_d, the reference's LIPM ZMP, ``dcm_zmp_tracking`` false: kangaroo_like fell sideways
+from 85 % of its feet's LIPM bound). Eq. 25's conditions bound k_p, k_c whatever p_d is: to them it is an input.
+Units: SI.
 """
 from dataclasses import dataclass
 
@@ -44,14 +41,15 @@ class KinematicGains:
     com_height_gain: float = tunable(5.0, "the CoM height's P term", "1/s")
     dcm_gain: float = tunable(1.0, "k_ξ: the rate the capture point's error decays at in the soles' desired wrenches "
                                    "(control.dcm_feedback)", "1/s")
-    dcm_zmp_tracking: bool = tunable(False, "eq. 24 tracks the capture point's desired ZMP (in the support polygon, "
-                                            "as mc_rtc's ZMP compensation does), so that a push meets the "
-                                            "support's edge at once; false: the reference's own LIPM ZMP (Choi-Kim)")
+    dcm_zmp_tracking: bool = tunable(True, "eq. 24 tracks the capture point's desired ZMP (in the support polygon, "
+                                           "as mc_rtc's ZMP compensation does), so that a push meets the "
+                                           "support's edge at once; false: the reference's own LIPM ZMP (Choi-Kim)")
     dcm_integral_gain: float = tunable(0.0, "k_i: the DCM error's moving average in the desired ZMP", "1/s")
     dcm_integral_window: float = tunable(15.0, "the window of the DCM error's moving average", "s")
-    cop_admittance: float = tunable(0.2, "foot damping: a stance sole's roll and pitch rate per metre of CoP error "
+    cop_admittance: float = tunable(3.0, "foot damping: a stance sole's roll and pitch rate per metre of CoP error "
                                          "under the robot's weight (0: off; control.foot_damping); its loop closes "
-                                         "through the measured wrench's filter and the chain's message delays",
+                                         "through the measured wrench's filter and the chain's message delays, so "
+                                         "it is at most 0.01 rad/m over the control period (1 at 100 Hz)",
                                     "rad/(s·m)")
     force_difference_admittance: float = tunable(0.03, "foot force difference control: a stance sole's vertical speed "
                                                       "per weight of normal force error (0: off)", "m/s")
@@ -61,10 +59,10 @@ class KinematicGains:
                                         "rad/s")
     max_sole_lift_rate: float = tunable(0.05, "a stance sole's vertical speed by force difference control, at most",
                                         "m/s")
-    sole_level_gain: float = tunable(50.0, "a stance sole tilted off the floor turns back flat at this rate per "
-                                          "radian of tilt (0: off)", "1/s")
-    sole_tilt_deadband: float = tunable(0.026, "the tilt a stance sole keeps without levelling (the estimate's "
-                                               "error: an IMU's bias, 1.5°)", "rad")
+    sole_level_gain: float = tunable(100.0, "a stance sole tilted off the floor turns back flat at this rate per "
+                                           "radian of tilt (0: off)", "1/s")
+    sole_tilt_deadband: float = tunable(0.0218, "the tilt a stance sole keeps without levelling (the estimate's "
+                                                "error: an IMU's bias, 1.25°)", "rad")
 
 
 class KinematicBalance(BalanceController):
