@@ -108,7 +108,8 @@ def test_standing_the_loop_closes_through_every_node_and_its_zmp_keeps_still(lim
     process at 100 Hz: the base does not drop, the measured ZMP (contact estimator) stays under the CoM inside the
     support polygon the contact estimator publishes, within STILL_ZMP RMS of its mean, and every node reports OK.
     The foot damping's loop closes through the measured wrench's 5 Hz filter and a message's delay at each hop: at
-    1 rad/(s·m) kangaroo_like rocked at 4.6 Hz, its ZMP 30-90 mm RMS (0.2: 5 mm, as without it)."""
+    1 rad/(s·m) kangaroo_like rocked at 4.6 Hz, its ZMP 30-90 mm RMS, and at 100 Hz the balancer allows 0.6
+    (control.foot_damping.DAMPING_PER_TICK)."""
     assert_stands(limbs, limbs.run(SETTLING), "settling")
     start = limbs.now
     assert_stands(limbs, limbs.run(3.0), "standing")

@@ -49,7 +49,7 @@ class KinematicGains:
     cop_admittance: float = tunable(3.0, "foot damping: a stance sole's roll and pitch rate per metre of CoP error "
                                          "under the robot's weight (0: off; control.foot_damping); its loop closes "
                                          "through the measured wrench's filter and the chain's message delays, so "
-                                         "it is at most 0.01 rad/m over the control period (1 at 100 Hz)",
+                                         "it is at most 0.006 rad/m over the control period (0.6 at 100 Hz)",
                                     "rad/(s·m)")
     force_difference_admittance: float = tunable(0.03, "foot force difference control: a stance sole's vertical speed "
                                                       "per weight of normal force error (0: off)", "m/s")
