@@ -25,7 +25,7 @@ import pinocchio as pin
 from humanoid_balance.control.balance_controller import BalanceController, Plan
 from humanoid_balance.control.capture_point import capture_point
 from humanoid_balance.control.dcm_feedback import DcmFeedback, zmp_wrench
-from humanoid_balance.control.foot_damping import FootDampingGains, sole_twists
+from humanoid_balance.control.foot_damping import DAMPING_PER_TICK, FootDampingGains, sole_twists
 from humanoid_balance.control.tunables import tunable
 from humanoid_balance.control.zmp_com import GRAVITY, balancing_input
 
@@ -49,7 +49,8 @@ class KinematicGains:
     cop_admittance: float = tunable(3.0, "foot damping: a stance sole's roll and pitch rate per metre of CoP error "
                                          "under the robot's weight (0: off; control.foot_damping); its loop closes "
                                          "through the measured wrench's filter and the chain's message delays, so "
-                                         "it is at most 0.006 rad/m over the control period (0.6 at 100 Hz)",
+                                         f"it is at most {DAMPING_PER_TICK:g} rad/m over the control period "
+                                         f"({DAMPING_PER_TICK / 0.01:g} at 100 Hz)",
                                     "rad/(s·m)")
     force_difference_admittance: float = tunable(0.03, "foot force difference control: a stance sole's vertical speed "
                                                       "per weight of normal force error (0: off)", "m/s")
