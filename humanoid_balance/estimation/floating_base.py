@@ -26,7 +26,10 @@ accelerometer's range), and the velocity starts over from the feet's.
 A foot in contact whose sole has turned by more than ``tipping_tilt`` from the flattest sole in contact (their
 orientations from the legs' kinematics alone, so that an IMU's bias does not count) is tipping over an edge: its
 sole's origin moves with the roll, so it does not carry the base while the flat one does. Soles that tip together
-(onto their toes, say) keep carrying it, nothing better being known. The estimate names the tipping feet.
+(onto their toes, say) keep carrying it, nothing better being known. The estimate names the tipping feet. A sole
+that tipped without leaving the floor carries the base again from its old anchor once it is as flat as another:
+rolled back, its origin is where it was (re-anchoring it where the estimate puts it would make each tipping, or
+each reading that crosses ``tipping_tilt`` by an encoder's bias or noise, a step of a random walk).
 Units: m, m/s, m/s², rad, rad/s, s.
 """
 import math
@@ -87,6 +90,7 @@ class FloatingBaseEstimator:
         self.contact_height = contact_height
         self.anchored = np.zeros(len(self.feet), dtype=bool)  # feet carrying the base
         self.anchors = np.zeros((len(self.feet), 3))          # their world positions [m]
+        self.rolled = np.zeros(len(self.feet), dtype=bool)    # anchored feet tipping in contact: anchors kept
         self.position = None
         self.velocity = np.zeros(3)
         if not min(position_time_constant, velocity_time_constant, kinematic_gate) > 0.0:
@@ -155,12 +159,14 @@ class FloatingBaseEstimator:
             heights = feet_offset[:, 2]
             contacts = heights - heights.min() < self.contact_height
         contacts = np.asarray(contacts, dtype=bool)
-        tipping = np.zeros(len(contacts), dtype=bool)
+        tipping = flat_again = np.zeros(len(contacts), dtype=bool)
         if contacts.sum() > 1:
             flattest = normals[contacts][np.argmax(normals[contacts] @ R[2])]  # (R n)_z: a normal's vertical part
             tipping = contacts & (normals @ flattest < self.tipping_cosine)
-            contacts = contacts & ~tipping
-        self.anchored &= contacts
+            flat_again = contacts & ~tipping & self.rolled  # tipped in contact, flat again: its anchor holds
+        self.rolled = tipping & (self.anchored | self.rolled)
+        contacts = contacts & ~tipping
+        self.anchored = (self.anchored & contacts) | flat_again
         w = self.equal_weights if weights is None else np.maximum(np.asarray(weights, float), 1e-9)
         if self.position is None:  # start with the lowest sole on the ground plane z = 0, under the origin
             self.position = np.array([0.0, 0.0, -feet_offset[:, 2].min()])

@@ -200,3 +200,26 @@ def test_a_tipping_sole_does_not_carry_the_base_while_a_flat_one_does(reference)
             assert estimate.tipping == ()
     assert estimate.tipping == ("right_sole_link",) and estimate.feet_in_contact == ("left_sole_link",)
     np.testing.assert_allclose(estimate.position, start.position, atol=1e-9)
+
+
+def test_a_sole_that_rolled_back_flat_carries_the_base_from_its_old_anchor(reference):
+    """The right sole rolls 5° off the floor and back, five times, while the left leg's knee reads 0.01 rad off
+    (an encoder's noise) until a tick after the sole is flat again: the base estimate comes back to where it stood
+    each time, since the rolled sole never left the floor and its origin is back where it was anchored. Re-laying its
+    anchor where the estimate stood at that moment (on the flat foot's wrong reading) would leave the base half of
+    that error away, a time more each time: a random walk."""
+    robot = reference[0]
+    estimator = FloatingBaseEstimator(robot, FEET)
+    q, v = pin.neutral(robot.model), np.zeros(robot.nv)
+    start = estimator.update(q, v, [0, 0, 0, 1], np.zeros(3), 1e-3, contacts=[True, True])
+    ankle, knee = robot.joint_q_index("leg_right_6_joint"), robot.joint_q_index("leg_left_4_joint")
+    for _ in range(5):
+        q[ankle], q[knee] = math.radians(5.0), 0.01
+        rolled = estimator.update(q, v, [0, 0, 0, 1], np.zeros(3), 1e-3, contacts=[True, True])
+        assert rolled.feet_in_contact == ("left_sole_link",)
+        assert np.linalg.norm(rolled.position - start.position) > 1e-3  # the knee's error moves the estimate
+        q[ankle] = 0.0  # flat again, the knee's error a tick longer
+        assert estimator.update(q, v, [0, 0, 0, 1], np.zeros(3), 1e-3, contacts=[True, True]).feet_in_contact == FEET
+        q[knee] = 0.0
+        flat = estimator.update(q, v, [0, 0, 0, 1], np.zeros(3), 1e-3, contacts=[True, True])
+        np.testing.assert_allclose(flat.position, start.position, atol=1e-9)
