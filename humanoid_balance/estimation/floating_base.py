@@ -27,9 +27,11 @@ A foot in contact whose sole has turned by more than ``tipping_tilt`` from the f
 orientations from the legs' kinematics alone, so that an IMU's bias does not count) is tipping over an edge: its
 sole's origin moves with the roll, so it does not carry the base while the flat one does. Soles that tip together
 (onto their toes, say) keep carrying it, nothing better being known. The estimate names the tipping feet. A sole
-that tipped without leaving the floor carries the base again from its old anchor once it is as flat as another:
-rolled back, its origin is where it was (re-anchoring it where the estimate puts it would make each tipping, or
-each reading that crosses ``tipping_tilt`` by an encoder's bias or noise, a step of a random walk).
+that tipped for at most ``ROLL_MEMORY`` without leaving the floor carries the base again from its old anchor once it
+is as flat as another: rolled back, its origin is where it was (re-anchoring it where the estimate puts it would make
+each reading that crosses ``tipping_tilt`` by an encoder's bias and noise a step of a random walk: 200 in 6 s with
+robustness case (b)'s). One that tipped longer may have slid or turned on its edge, and is anchored again where the
+estimate puts it.
 Units: m, m/s, m/s², rad, rad/s, s.
 """
 import math
@@ -41,9 +43,13 @@ import pinocchio as pin
 from humanoid_balance.model.kinematics import FramePlacements
 from humanoid_balance.model.soles import TIPPING_TILT
 
-__all__ = ["BaseEstimate", "FloatingBaseEstimator"]
+__all__ = ["BaseEstimate", "FloatingBaseEstimator", "ROLL_MEMORY"]
 
 GRAVITY = np.array([0.0, 0.0, -9.81])  # m/s²
+
+
+ROLL_MEMORY = 0.05
+"""[s] a sole tipped in contact for at most this long takes its old anchor back when flat (see the module)."""
 
 
 class BaseEstimate(NamedTuple):
@@ -91,6 +97,7 @@ class FloatingBaseEstimator:
         self.anchored = np.zeros(len(self.feet), dtype=bool)  # feet carrying the base
         self.anchors = np.zeros((len(self.feet), 3))          # their world positions [m]
         self.rolled = np.zeros(len(self.feet), dtype=bool)    # anchored feet tipping in contact: anchors kept
+        self.rolled_for = np.zeros(len(self.feet))            # for how long [s]
         self.position = None
         self.velocity = np.zeros(3)
         if not min(position_time_constant, velocity_time_constant, kinematic_gate) > 0.0:
@@ -163,8 +170,9 @@ class FloatingBaseEstimator:
         if contacts.sum() > 1:
             flattest = normals[contacts][np.argmax(normals[contacts] @ R[2])]  # (R n)_z: a normal's vertical part
             tipping = contacts & (normals @ flattest < self.tipping_cosine)
-            flat_again = contacts & ~tipping & self.rolled  # tipped in contact, flat again: its anchor holds
+            flat_again = contacts & ~tipping & self.rolled & (self.rolled_for <= ROLL_MEMORY)  # its anchor holds
         self.rolled = tipping & (self.anchored | self.rolled)
+        self.rolled_for = np.where(self.rolled, self.rolled_for + dt, 0.0)
         contacts = contacts & ~tipping
         self.anchored = (self.anchored & contacts) | flat_again
         w = self.equal_weights if weights is None else np.maximum(np.asarray(weights, float), 1e-9)

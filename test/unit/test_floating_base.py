@@ -11,7 +11,7 @@ import pinocchio as pin
 import pytest
 from scipy.spatial.transform import Rotation
 
-from humanoid_balance.estimation.floating_base import FloatingBaseEstimator
+from humanoid_balance.estimation.floating_base import ROLL_MEMORY, FloatingBaseEstimator
 from humanoid_balance.model import load_robot
 from support.model_fixtures import talos_urdf
 
@@ -223,3 +223,20 @@ def test_a_sole_that_rolled_back_flat_carries_the_base_from_its_old_anchor(refer
         q[knee] = 0.0
         flat = estimator.update(q, v, [0, 0, 0, 1], np.zeros(3), 1e-3, contacts=[True, True])
         np.testing.assert_allclose(flat.position, start.position, atol=1e-9)
+
+
+def test_a_sole_rolled_longer_than_the_roll_memory_is_anchored_again_where_the_estimate_stands(reference):
+    """Rolled 5° for longer than ROLL_MEMORY, with the left knee reading 0.01 rad off, the right sole may have slid or
+    turned on its edge: back flat, it is anchored where the estimate then stands, so the estimate does not jump."""
+    robot = reference[0]
+    estimator = FloatingBaseEstimator(robot, FEET)
+    q, v, dt = pin.neutral(robot.model), np.zeros(robot.nv), 1e-3
+    estimator.update(q, v, [0, 0, 0, 1], np.zeros(3), dt, contacts=[True, True])
+    ankle, knee = robot.joint_q_index("leg_right_6_joint"), robot.joint_q_index("leg_left_4_joint")
+    q[ankle], q[knee] = math.radians(5.0), 0.01
+    for _ in range(round(ROLL_MEMORY / dt) + 2):
+        rolled = estimator.update(q, v, [0, 0, 0, 1], np.zeros(3), dt, contacts=[True, True])
+    q[ankle] = 0.0
+    flat = estimator.update(q, v, [0, 0, 0, 1], np.zeros(3), dt, contacts=[True, True])
+    assert flat.feet_in_contact == FEET
+    np.testing.assert_allclose(flat.position, rolled.position, atol=1e-9)
