@@ -60,8 +60,10 @@ class KinematicGains:
                                         "rad/s")
     max_sole_lift_rate: float = tunable(0.05, "a stance sole's vertical speed by force difference control, at most",
                                         "m/s")
-    sole_level_gain: float = tunable(100.0, "a stance sole tilted off the floor turns back flat at this rate per "
-                                           "radian of tilt (0: off)", "1/s")
+    sole_level_gain: float = tunable(50.0, "a stance sole tilted off the floor turns back flat at this rate per "
+                                           "radian of tilt (0: off); well below the drives' own bandwidth (TALOS's "
+                                           "position drives, 10 ms: at 100 /s the levelling pumped the robot's "
+                                           "bounce on its legs and the carrying sole hopped)", "1/s")
     sole_tilt_deadband: float = tunable(0.0218, "the tilt a stance sole keeps without levelling (the estimate's "
                                                 "error: an IMU's bias, 1.25°)", "rad")
 
