@@ -15,6 +15,7 @@ import tempfile
 
 from humanoid_balance.bench import bisection
 from humanoid_balance.bench.closed_loop import robot_mass
+from humanoid_balance.bench.push_through_nodes import MAX_COP_ERROR, MAX_TILT, flat_soles
 from humanoid_balance.bench.recovery_steps import DIRECTIONS, lipm_bounds, pushed, recovered
 from humanoid_balance.bench.results import Result
 from humanoid_balance.control.balancer import STEPPING_MODES
@@ -27,8 +28,6 @@ EXPERIMENT = "13 feet alone at the physical limit"
 ROBOT = ("kangaroo_like", "talos")   # both, unless bench --robot names one
 MODES = STEPPING_MODES
 TARGETS = {"kinematic": 0.90, "momentum": 0.93}  # the fraction of the LIPM feet bound each mode is to hold
-MAX_TILT = math.radians(2.0)         # [rad] no loaded sole tilts more under a push the feet hold
-MAX_COP_ERROR = 0.01                 # [m] each foot's CoP tracking error, RMS in double support
 LOW, HIGH, RESOLUTION = 0.3, 1.1, 0.025  # the bisection's bounds and resolution, fractions of the LIPM feet bound
 SMOKE_FRACTION, SMOKE_WATCHED = 0.5, 1.5
 NOTE = ("13: the demo's closed loop (plant in lockstep, the four nodes in one process) on kangaroo_like and TALOS "
@@ -60,10 +59,6 @@ def dance_cop_error(robot, mode, session):
     return None if dance is None else dance["CoP tracking RMS, double support [m]"]
 
 
-def _length(value):
-    return "—" if value is None else f"{value * 1000:.1f} mm"
-
-
 def run(smoke=False, robot=ROBOT, session=None):
     """The experiment's rows; ``smoke``: a push of half the forward bound on kangaroo_like in kinematic mode."""
     robots = robot if isinstance(robot, tuple) else (robot,)
@@ -88,16 +83,11 @@ def run(smoke=False, robot=ROBOT, session=None):
                                    "mc_rtc, Kajita 2010: near the bound", f"≥ {target:.0%} of the LIPM feet bound",
                                    f"{impulse:.1f} N·s ({impulse / mass:.2f} m/s), {fraction:.0%} of "
                                    f"{bound:.1f} N·s", fraction >= target))
-                tilt = None if push is None else push["largest sole tilt [rad]"]
-                error = None if push is None else push["CoP tracking RMS, double support [m]"]
-                rows.append(Result(EXPERIMENT, f"{name}, {mode} mode, {direction}: at the largest held, largest sole "
-                                   "tilt; CoP tracking RMS", "—",
-                                   f"≤ {math.degrees(MAX_TILT):.0f}°; ≤ {_length(MAX_COP_ERROR)}",
-                                   "—" if push is None else f"{math.degrees(tilt):.1f}°; {_length(error)}",
-                                   None if push is None else bool(tilt <= MAX_TILT and error is not None
-                                                                  and error <= MAX_COP_ERROR)))
+                rows.append(flat_soles(EXPERIMENT, f"{name}, {mode} mode, {direction}: at the largest held, "
+                                       "largest sole tilt; CoP tracking RMS", push))
             error = dance_cop_error(name, mode, session)
             rows.append(Result(EXPERIMENT, f"{name}, {mode} mode: CoP tracking RMS in the short demo's dance", "—",
-                               f"≤ {_length(MAX_COP_ERROR)}", "no dancing limb" if error is None else _length(error),
+                               f"≤ {MAX_COP_ERROR * 1000:.1f} mm",
+                               "no dancing limb" if error is None else f"{error * 1000:.1f} mm",
                                None if error is None else error <= MAX_COP_ERROR))
     return rows

@@ -4,8 +4,10 @@ The demo's closed loop (the plant in lockstep and the four nodes in one process,
 standing still; one lateral push on the pelvis, then 2.5 s watched. Kinematic mode runs Choi–Kim on the plant's
 stiff position drives; momentum mode runs Garofalo et al. on its joint impedance, the mapper sending each ball
 screw's position, velocity, feed-forward force, stiffness and damping (the outputs' gains through the loops). Both
-see the same pushes. Units: SI.
+see the same pushes; for each, the soles' largest tilt and each foot's CoP tracking error against the balancer's
+distribution (issue 52's flat-soles targets, from the plant's ground truth). Units: SI, tilts in degrees.
 """
+import math
 import tempfile
 
 from humanoid_balance.bench import bisection
@@ -16,7 +18,7 @@ from humanoid_balance.control.balancer import STEPPING_MODES
 from humanoid_balance.demo.runner import run_demo
 from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
 
-__all__ = ["NOTE", "ROBOT", "run", "push_through_nodes"]
+__all__ = ["NOTE", "ROBOT", "run", "push_through_nodes", "flat_soles", "MAX_TILT", "MAX_COP_ERROR"]
 
 EXPERIMENT = "9 push through the nodes"
 ROBOT = "kangaroo_like"
@@ -24,10 +26,14 @@ MODES = STEPPING_MODES         # every mode that stands on flat feet and steps, 
 SMOKE_MODE = "momentum"
 PUSH_TIME, WATCHED = 1.0, 2.5   # [s]
 SETTLING_TARGET = 2.5           # [s]
+MAX_TILT = math.radians(2.0)    # [rad] no loaded sole tilts more under a push the feet hold (issue 52)
+MAX_COP_ERROR = 0.01            # [m] each foot's CoP tracking error, RMS in double support (issue 52)
 NOTE = ("9: the demo's closed loop (plant in lockstep, the four nodes in one process) on kangaroo_like standing, "
         "one lateral push of 0.1 s at the pelvis, 2.5 s watched; kinematic mode on the position drives, momentum "
         "mode on the joint impedance the mapper derives through the loops. The largest impulse is found by "
-        "bisection to 2 N·s (recovered: no fall, settled to 5 mm within the 2.5 s watched).")
+        "bisection to 2 N·s (recovered: no fall, settled to 5 mm within the 2.5 s watched). Flat soles: the largest "
+        "tilt of a loaded sole and each foot's CoP tracking error against the CoP the balancer distributed to it "
+        "(RMS in double support), from the plant's ground truth.")
 
 
 def push_through_nodes(impulse, mode, robot=ROBOT, session=None, direction=(0.0, 1.0, 0.0), watched=WATCHED,
@@ -43,6 +49,21 @@ def push_through_nodes(impulse, mode, robot=ROBOT, session=None, direction=(0.0,
         _, figures, _ = run_demo(scenario, folder, progress=run.progress, robot=robot, mode=mode,
                                  record=run.recording_path(f"{mode}_{label}_{impulse:g}Ns"), parameters=parameters)
     return figures
+
+
+def _length(value):
+    return "—" if value is None else f"{value * 1000:.1f} mm"
+
+
+def flat_soles(experiment, quantity, push):
+    """The row of a push's flat-soles figures (demo.report: its largest loaded sole tilt and CoP tracking RMS)
+    against MAX_TILT and MAX_COP_ERROR; ``push`` None: no push to judge."""
+    target = f"≤ {math.degrees(MAX_TILT):.0f}°; ≤ {_length(MAX_COP_ERROR)}"
+    if push is None:
+        return Result(experiment, quantity, "—", target, "—", None)
+    tilt, error = push["largest sole tilt [rad]"], push["CoP tracking RMS, double support [m]"]
+    return Result(experiment, quantity, "—", target, f"{math.degrees(tilt):.1f}°; {_length(error)}",
+                  bool(tilt <= MAX_TILT and error is not None and error <= MAX_COP_ERROR))
 
 
 def recovered(figures):
@@ -67,7 +88,8 @@ def run(smoke=False, robot=ROBOT, session=None):
                         f"{peak * 1e3:.0f} mm, {fell}", None),
                  Result(EXPERIMENT, f"{mode} mode, 12 N·s lateral: settling to 5 mm", "—",
                         f"≤ {SETTLING_TARGET:g} s", f"{settling:.2f} s", not figures["fell"] and
-                        settling <= SETTLING_TARGET)]
+                        settling <= SETTLING_TARGET),
+                 flat_soles(EXPERIMENT, f"{mode} mode, 12 N·s lateral: largest sole tilt; CoP tracking RMS", push)]
     if smoke:
         return rows
     for mode in MODES:
