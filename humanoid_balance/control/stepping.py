@@ -282,8 +282,8 @@ class Stepping:
         (moved as that sole has moved since, in the horizontal and in yaw: a sole that slid, or an estimate that
         drifted, carries the other's home along), down by its rise beside the other."""
         anchor = active[0] if active else None
-        if anchor is None or self.recovering or self.stood[anchor] is None:
-            return {}  # none, or a foot in the air steps (a tipped robot)
+        if anchor is None or len(active) == len(self.stood) or self.recovering or self.stood[anchor] is None:
+            return {}  # none in the air, or none carrying the robot, or a foot in the air steps (a tipped robot)
         moved = _flat(placements[anchor]) * _flat(self.stood[anchor]).inverse()
         twists = {}
         for foot, stood in enumerate(self.stood):
