@@ -15,7 +15,7 @@ import tempfile
 
 from humanoid_balance.bench import bisection
 from humanoid_balance.bench.closed_loop import robot_mass
-from humanoid_balance.bench.push_through_nodes import MAX_COP_ERROR, MAX_TILT, flat_soles
+from humanoid_balance.bench.push_through_nodes import MAX_COP_ERROR, MAX_TILT, flat_soles, millimetres
 from humanoid_balance.bench.recovery_steps import DIRECTIONS, lipm_bounds, pushed, recovered
 from humanoid_balance.bench.results import Result
 from humanoid_balance.control.balancer import STEPPING_MODES
@@ -87,7 +87,7 @@ def run(smoke=False, robot=ROBOT, session=None):
                                        "largest sole tilt; CoP tracking RMS", push))
             error = dance_cop_error(name, mode, session)
             rows.append(Result(EXPERIMENT, f"{name}, {mode} mode: CoP tracking RMS in the short demo's dance", "—",
-                               f"≤ {MAX_COP_ERROR * 1000:.1f} mm",
-                               "no dancing limb" if error is None else f"{error * 1000:.1f} mm",
+                               f"≤ {millimetres(MAX_COP_ERROR)}",
+                               "no dancing limb" if error is None else millimetres(error),
                                None if error is None else error <= MAX_COP_ERROR))
     return rows

@@ -18,7 +18,7 @@ from humanoid_balance.control.balancer import STEPPING_MODES
 from humanoid_balance.demo.runner import run_demo
 from humanoid_balance.demo.scenario import ArmDance, Push, Scenario
 
-__all__ = ["NOTE", "ROBOT", "run", "push_through_nodes", "flat_soles", "MAX_TILT", "MAX_COP_ERROR"]
+__all__ = ["NOTE", "ROBOT", "run", "push_through_nodes", "flat_soles", "millimetres", "MAX_TILT", "MAX_COP_ERROR"]
 
 EXPERIMENT = "9 push through the nodes"
 ROBOT = "kangaroo_like"
@@ -51,18 +51,19 @@ def push_through_nodes(impulse, mode, robot=ROBOT, session=None, direction=(0.0,
     return figures
 
 
-def _length(value):
+def millimetres(value):
+    """A length [m] as the rows give it, in mm to a tenth ("—" for None)."""
     return "—" if value is None else f"{value * 1000:.1f} mm"
 
 
 def flat_soles(experiment, quantity, push):
     """The row of a push's flat-soles figures (demo.report: its largest loaded sole tilt and CoP tracking RMS)
     against MAX_TILT and MAX_COP_ERROR; ``push`` None: no push to judge."""
-    target = f"≤ {math.degrees(MAX_TILT):.0f}°; ≤ {_length(MAX_COP_ERROR)}"
+    target = f"≤ {math.degrees(MAX_TILT):.0f}°; ≤ {millimetres(MAX_COP_ERROR)}"
     if push is None:
         return Result(experiment, quantity, "—", target, "—", None)
     tilt, error = push["largest sole tilt [rad]"], push["CoP tracking RMS, double support [m]"]
-    return Result(experiment, quantity, "—", target, f"{math.degrees(tilt):.1f}°; {_length(error)}",
+    return Result(experiment, quantity, "—", target, f"{math.degrees(tilt):.1f}°; {millimetres(error)}",
                   bool(tilt <= MAX_TILT and error is not None and error <= MAX_COP_ERROR))
 
 
