@@ -8,8 +8,12 @@ puts it, up to an edge, over which the sole rolls. These two loops hand the sole
 to the wrenches instead, as Cartesian motions of the soles (the legs' sections in the embedded-motion resolution):
 
 * **foot damping** (CoP admittance) turns each stance sole, in its own frame, at a rate proportional to its measured
-  minus desired ankle torque, ω_x = A_x (τ_x − τ_x,d), ω_y = A_y (τ_y − τ_y,d): a sole pressed harder on its toes
-  than asked lifts its toes, one pressed too little lowers them, until its CoP is the distributed one;
+  minus desired ankle torque, ω_x = A_x (τ_x − τ_x,d + T τ̇_x), ω_y = A_y (τ_y − τ_y,d + T τ̇_y): a sole pressed
+  harder on its toes than asked lifts its toes, one pressed too little lowers them, until its CoP is the distributed
+  one. The lead T on the measured torque's rate at the sole's present load, τ̇ ≈ (τ − τ_prev f_z/f_z,prev)/dt from
+  its last two readings (the CoP's move, not a load that lands), is the loop's damping: without it the integral
+  action turns a sole a quarter period late against the robot rocking on its stiff legs (kangaroo_like, dropped onto
+  its feet, rocked at 4 Hz with ±10 % of its weight for 2 s where the posture alone stopped in 1 s);
 * **foot force difference control** raises the soles carrying more than their share and lowers the others, at
   v_z,i = −A_f (e_i − ē) − D (z_i − z̄), e_i = f_z,i,d − f_z,i the normal force error and ē its mean over the soles in
   contact (two feet: Kajita's Δz = A_f (ΔF_d − ΔF) split half and half), the damping D keeping the soles' heights
@@ -32,7 +36,11 @@ import numpy as np
 
 from humanoid_balance.model.soles import VERTICAL, sole_tilt
 
-__all__ = ["FootDampingGains", "sole_twists", "levelling_rate", "LEVEL_PER_TICK", "DAMPING_PER_TICK"]
+__all__ = ["FootDampingGains", "sole_twists", "levelling_rate", "LEVEL_PER_TICK", "DAMPING_PER_TICK", "LEAD_LOAD"]
+
+LEAD_LOAD = 0.05
+"""A sole's torque rate (foot damping's lead) is taken from a last reading that carried at least this share of the
+robot's weight: below it, its CoP is not yet defined (a sole landing)."""
 
 LEVEL_PER_TICK = 0.2
 """Levelling takes back at most this fraction of a sole's tilt per control tick (100 /s at 500 Hz, 20 /s at 100 Hz)."""
@@ -52,9 +60,10 @@ class FootDampingGains(NamedTuple):
     max_lift_rate: float           # [m/s] a sole's vertical speed at most
     level_gain: float = 0.0        # k_l [1/s]: a tilted sole's rate back to flat per radian of tilt
     tilt_deadband: float = 0.0     # θ_0 [rad]: the tilt a sole keeps without levelling (the estimate's error)
+    torque_lead: float = 0.0       # T [s]: the measured ankle torque's rate in foot damping
 
 
-def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_normal=VERTICAL):
+def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_normal=VERTICAL, previous=None):
     """The stance soles' twists, foot index → [v; ω] world-aligned at the sole frame (6,) [m/s, rad/s].
 
     Args:
@@ -67,6 +76,8 @@ def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_
         dt: the control period [s]: levelling takes back at most LEVEL_PER_TICK of a tilt per tick (a faster
             loop, seen a tick or two late, would overshoot), and the admittance is at most DAMPING_PER_TICK / dt.
         floor_normal: n_f, the floor's normal the soles level to, world (3,) (control.floor).
+        previous: per foot, the measured wrench of the last tick (None, a foot's None, or one carrying less than 5 %
+            of ``weight``: no torque rate for it).
     """
     feet = [i for i in active if measured[i] is not None]
     if not feet:
@@ -75,14 +86,19 @@ def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_
     tilt_admittance = admittance / weight
     force_admittance = gains.force_difference_admittance / weight
     lift, tilt = gains.max_lift_rate, gains.max_tilt_rate
+    lead = gains.torque_lead / dt if dt > 0.0 else 0.0  # T τ̇ ≈ (T / dt) (τ − τ_prev f_z / f_z,prev)
     force_errors = [float(desired[i][2] - measured[i][2]) for i in feet]  # Python floats: a few feet, where
     heights = [float(placements[i].translation[2]) for i in feet]          # numpy's per-call cost would dominate
     mean_error, mean_height = sum(force_errors) / len(feet), sum(heights) / len(feet)
     twists = {}
     for i, error, height in zip(feet, force_errors, heights):
         vertical = -force_admittance * (error - mean_error) - gains.height_damping * (height - mean_height)
-        roll = tilt_admittance * float(measured[i][3] - desired[i][3])
-        pitch = tilt_admittance * float(measured[i][4] - desired[i][4])
+        roll_error, pitch_error = float(measured[i][3] - desired[i][3]), float(measured[i][4] - desired[i][4])
+        if lead and previous is not None and previous[i] is not None and previous[i][2] > LEAD_LOAD * weight:
+            load = float(measured[i][2] / previous[i][2])  # the torque's change at the load of now: the CoP's move
+            roll_error += lead * float(measured[i][3] - load * previous[i][3])
+            pitch_error += lead * float(measured[i][4] - load * previous[i][4])
+        roll, pitch = tilt_admittance * roll_error, tilt_admittance * pitch_error
         rotation = placements[i].rotation
         twist = np.zeros(6)
         twist[2] = min(max(vertical, -lift), lift)

@@ -116,6 +116,25 @@ def test_a_sole_pressed_harder_on_its_toes_than_asked_lifts_them_at_the_admittan
     assert np.cross(twists[0][3:], toe)[2] > 0.0
 
 
+def test_the_lead_turns_a_sole_whose_toe_load_grows_ahead_of_its_error():
+    """The toes' torque growing by 0.5 N·m a tick (250 N·m/s at 500 Hz) on a CoP already 3 cm ahead: with the lead
+    T = 0.05 s the sole turns at a / (m g) · (7.5 + 0.05 · 250) rad/s, as if its error were T later; its load
+    doubling under the same CoP is no move of its CoP, and a foot with no earlier reading (or one of 1 % of its load,
+    whose CoP was not defined), or no lead, turns at its error's rate alone."""
+    desired = [np.array([0.0, 0.0, 250.0, 0.0, 0.0, 0.0])]
+    measured = [np.array([0.0, 0.0, 250.0, 0.0, -0.03 * 250.0, 0.0])]
+    before = [measured[0] + np.array([0.0, 0.0, 0.0, 0.0, 0.5, 0.0])]
+    gains = GAINS._replace(level_gain=0.0, torque_lead=0.05)
+    admittance = gains.cop_admittance / WEIGHT
+    twist = sole_twists(desired, measured, FEET[:1], (0,), WEIGHT, gains, DT, previous=before)[0]
+    np.testing.assert_allclose(twist[3:], [0.0, -admittance * (7.5 + 0.05 * 0.5 / DT), 0.0], atol=1e-12)
+    landing = [measured[0] * np.array([1.0, 1.0, 0.5, 1.0, 0.5, 1.0])]  # half the load, the same CoP: no move
+    for previous, lead in ((None, 0.05), ([None], 0.05), (before, 0.0), (landing, 0.05), ([before[0] * 0.01], 0.05)):
+        twist = sole_twists(desired, measured, FEET[:1], (0,), WEIGHT, gains._replace(torque_lead=lead), DT,
+                            previous=previous)[0]
+        np.testing.assert_allclose(twist[3:], [0.0, -admittance * 7.5, 0.0], atol=1e-12)
+
+
 def test_a_slower_loop_turns_the_sole_at_the_admittance_its_period_allows():
     """The same toes at 100 Hz and at 1 kHz: a (3 rad/(s·m)) is more than DAMPING_PER_TICK / 0.01 s, so at 100 Hz the
     sole turns at DAMPING_PER_TICK / 0.01 / (m g) · 7.5 rad/s; at 1 kHz (6 rad/(s·m) allowed) at a's own rate."""

@@ -52,6 +52,10 @@ class KinematicGains:
                                          f"it is at most {DAMPING_PER_TICK:g} rad/m over the control period "
                                          f"({DAMPING_PER_TICK / 0.01:g} at 100 Hz)",
                                     "rad/(s·m)")
+    cop_damping_lead: float = tunable(0.05, "foot damping's lead: a stance sole turns by its measured ankle "
+                                            "torque's rate at its present load (its CoP's move) times this, as by "
+                                            "its error this much later (0: off); it damps the robot's rocking on "
+                                            "its stiff legs", "s")
     force_difference_admittance: float = tunable(0.03, "foot force difference control: a stance sole's vertical speed "
                                                       "per weight of normal force error (0: off)", "m/s")
     sole_height_damping: float = tunable(1.0, "foot force difference control: the soles' heights back together",
@@ -82,15 +86,17 @@ class KinematicBalance(BalanceController):
                                MAX_AVERAGE_DCM_ERROR)
         self.foot_damping = FootDampingGains(gains.cop_admittance, gains.force_difference_admittance,
                                              gains.sole_height_damping, gains.max_sole_tilt_rate,
-                                             gains.max_sole_lift_rate, gains.sole_level_gain, gains.sole_tilt_deadband)
+                                             gains.max_sole_lift_rate, gains.sole_level_gain, gains.sole_tilt_deadband,
+                                             gains.cop_damping_lead)
         self.controls_soles = bool(gains.cop_admittance or gains.force_difference_admittance or gains.sole_level_gain)
         self.sole_twists = {}  # the stance soles' twists of the last update, foot index → [v; ω] (world-aligned)
+        self.last_sole_wrenches = None  # the measured sole wrenches of the last update (foot damping's torque rates)
 
     def plan(self, tick):
         state = tick.state
         if not tick.active or state.zmp is None:
             self.dcm.reset()
-            self.sole_twists = {}
+            self.sole_twists, self.last_sole_wrenches = {}, None
             wrench = np.array([0.0, 0.0, self.mass * GRAVITY, 0.0, 0.0, 0.0])
             return Plan(wrench, np.zeros(6 + len(self.robot.output_names)), np.zeros(6))
         zmp = self._desired_zmp(tick)
@@ -121,8 +127,10 @@ class KinematicBalance(BalanceController):
         stepping = self.stepping is not None and self.stepping.step is not None  # a step under way: the stance
         # sole's CoP is put on its edge towards the capture point (the ankle's share), the swing lands where asked
         self.sole_twists = sole_twists(distribution.wrenches, state.sole_wrenches, tick.placements, tick.active,
-                                       self.mass * GRAVITY, self.foot_damping, tick.dt, self.floor.normal) \
+                                       self.mass * GRAVITY, self.foot_damping, tick.dt, self.floor.normal,
+                                       self.last_sole_wrenches) \
             if self.controls_soles and state.sole_wrenches and not stepping else {}
+        self.last_sole_wrenches = state.sole_wrenches
         if self.sole_twists:
             twists = dict(twists)
             for foot, twist in self.sole_twists.items():
