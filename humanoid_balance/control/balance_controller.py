@@ -89,6 +89,8 @@ class BalancerConfig:
     f_min: float = tunable(10.0, "least normal force of a sole in contact (the wrench distribution)", "N")
     stance_cop_margin: float = tunable(0.05, "fraction of a sole's length and width its CoP keeps off each edge when "
                                              "the foot carries the robot alone (it does not tip over an edge)")
+    cop_margin: float = tunable(0.05, "fraction of a sole's length and width its CoP keeps off each edge when the "
+                                      "feet share the load (on torque drives a CoP asked on the edge tips the sole)")
     pose_gain: float = tunable(5.0, "C-busy limbs converge to their target poses", "1/s")
     max_tracking_error: float = tunable(0.25, "a position command this far from the measured output joint restarts "
                                               "from the measured posture (the modes that plan a motion)", "rad or m")
@@ -232,7 +234,8 @@ class BalanceController:
                                                                for r in rectangles),
                      tolerance=LEVER_TOLERANCE) if self.lever_rule else {}
         self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min,
-                                               stance_cop_margin=config.stance_cop_margin, **lever)
+                                               stance_cop_margin=config.stance_cop_margin,
+                                               cop_margin=config.cop_margin, **lever)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
         joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)

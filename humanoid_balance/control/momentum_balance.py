@@ -7,7 +7,8 @@
    at the CoM, to w_d.
 2. Contact-wrench distribution as a QP, built apart from its solution: min ‖Σ G_i w_i − w_d‖²_W + λ‖w‖²
    subject to f_z ≥ f_min, the friction pyramid |f_x|, |f_y| ≤ μ f_z, the CoP inside the sole rectangle (less
-   ``stance_cop_margin`` of its length and width on each side for a foot alone) and |τ_z| ≤ μ_τ f_z, every w_i
+   ``stance_cop_margin`` of its length and width on each side for a foot alone, ``cop_margin`` for feet sharing the
+   load) and |τ_z| ≤ μ_τ f_z, every w_i
    being a sole wrench in its sole frame. Solved by OSQP, warm-started. Its solution's internal forces between the
    feet (N w, N = I − G⁺G, G = [G_1 … G_k]), which do nothing for the CoM, are then taken out as far as the
    constraints allow: w moves towards G⁺G w, the least wrenches of the same sum, up to the first constraint it
@@ -16,9 +17,9 @@
    squeezed sideways at μ f_z after a backward push, slid and rolled inwards). A foot that carries the robot alone
    keeps its CoP off the edges, so that it does not tip over one when the wrench saturates there: the joint
    impedance, the swing leg's reaction and the model's errors add their own ankle torque on top (TALOS, on its
-   stance foot in a backward recovery step, rolled over its heel with the CoP on the edge and fell). Two feet keep
-   their whole soles: the largest push they hold needs all of them (TALOS held 36 N·s forwards with them, not with
-   the margin).
+   stance foot in a backward recovery step, rolled over its heel with the CoP on the edge and fell). Feet that share
+   the load keep one too, for the same reason (without one, pushed at 90 % of what the feet allow,
+   kangaroo_like's soles rolled 5–9°).
 3. Joint torques τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (J̄_iq = J_i Q^{+M}); gravity needs no separate
    term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z). Joints
    that move (embedded limb motions) add their decoupled inverse dynamics: τ = Λ_q (q̈_d + Q M⁻¹ (h − Σ J_iᵀ w_i)),
@@ -130,11 +131,12 @@ class WrenchDistribution:
     """The QP of eq. 38 for a fixed set of sole rectangles, rebuilt when the contact set changes."""
 
     def __init__(self, rectangles, mu=0.7, f_min=10.0, regularization=1e-9, weights=None, torsion=None,
-                 stance_cop_margin=0.0, torque_length=None, tolerance=1e-10):
+                 stance_cop_margin=0.0, cop_margin=0.0, torque_length=None, tolerance=1e-10):
         self.rectangles = list(rectangles)
         self.torque_length = torque_length
         self.tolerance = tolerance  # OSQP's absolute and relative tolerance
         self.stance_rectangles = [rectangle.inset(stance_cop_margin) for rectangle in self.rectangles]
+        self.shared_rectangles = [rectangle.inset(cop_margin) for rectangle in self.rectangles]
         self.mu, self.f_min, self.regularization = mu, f_min, regularization
         self.weights = np.ones(6) if weights is None else np.asarray(weights, dtype=float)
         self.torsion = [mu * min(r.x_max - r.x_min, r.y_max - r.y_min) / 4 if torsion is None else torsion
@@ -157,7 +159,7 @@ class WrenchDistribution:
         """The QP for the active contacts (indices into the rectangles) — inspectable, solver-free."""
         P, q = self.objective(_stacked(G_list, active), w_d)
         n = P.shape[0]
-        rectangles = self.rectangles if len(active) > 1 else self.stance_rectangles
+        rectangles = self.shared_rectangles if len(active) > 1 else self.stance_rectangles
         blocks = [_contact_constraints(rectangles[i], self.mu, self.torsion[i]) for i in active]
         A = np.zeros((11 * len(active), n))
         for k, block in enumerate(blocks):

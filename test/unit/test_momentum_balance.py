@@ -94,7 +94,8 @@ def test_the_feet_squeeze_each_other_no_more_than_the_desired_wrench_asks(kangar
 def test_a_saturated_cop_stays_the_margin_inside_the_sole(kangaroo):
     """One foot asked for a moment that would put its CoP 3 cm behind the heel (a backward push in a step): the CoP
     −τ_y / f_z of the distribution sits on the heel moved in by stance_cop_margin of the sole's length, and on the heel
-    itself without the margin. Two feet asked the same keep their whole soles: both CoPs on their heels."""
+    itself without the margin. Two feet asked the same keep their soles less cop_margin: both CoPs on their heels moved
+    in by that share of the length, or on the heels themselves without it."""
     robot, _, _, placements, com, rectangles = kangaroo
     mass = robot.total_mass
     G = [contact_wrench_map(M, com) for M in placements]
@@ -106,8 +107,11 @@ def test_a_saturated_cop_stays_the_margin_inside_the_sole(kangaroo):
         wrench = WrenchDistribution(rectangles, stance_cop_margin=margin).solve(G, w_d, (1,), mass).wrenches[1]
         assert -wrench[4] / wrench[2] == pytest.approx(rectangle.x_min + margin * (rectangle.x_max - rectangle.x_min),
                                                        abs=1e-6)
-    both = WrenchDistribution(rectangles, stance_cop_margin=0.05).solve(G, w_d, (0, 1), mass).wrenches
-    np.testing.assert_allclose(-both[:, 4] / both[:, 2], [r.x_min for r in rectangles], atol=1e-6)
+    for shared in (0.0, 0.03):
+        both = WrenchDistribution(rectangles, stance_cop_margin=0.05, cop_margin=shared).solve(G, w_d, (0, 1),
+                                                                                                mass).wrenches
+        np.testing.assert_allclose(-both[:, 4] / both[:, 2],
+                                   [r.x_min + shared * (r.x_max - r.x_min) for r in rectangles], atol=1e-6)
 
 
 def test_failed_solve_falls_back_and_says_so(kangaroo):
