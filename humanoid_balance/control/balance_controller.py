@@ -57,8 +57,8 @@ LEVER_TORQUE_FRACTION = 0.125
 """With the lever rule, an ankle torque costs as much as a force at this fraction of the smallest sole's width or
 length (WrenchDistribution's torque_length: an eighth, a quarter of the half-width)."""
 LEVER_TOLERANCE = 1e-6
-"""OSQP's tolerance for the lever rule's wrenches, unpolished: the soles' CoPs to a micrometre are plenty for their
-damping (to 1e-10, a DCM wrench took OSQP up to milliseconds)."""
+"""OSQP's tolerance for the lever rule's wrenches: the soles' CoPs to a micrometre are plenty for their damping (to
+1e-10, as the torques of a torque-controlled robot want them, a DCM wrench took OSQP up to milliseconds)."""
 
 
 
@@ -232,7 +232,7 @@ class BalanceController:
                                         config.min_foot_load)
         lever = dict(torque_length=LEVER_TORQUE_FRACTION * min(min(r.x_max - r.x_min, r.y_max - r.y_min)
                                                                for r in rectangles),
-                     tolerance=LEVER_TOLERANCE, polish=False) if self.lever_rule else {}
+                     tolerance=LEVER_TOLERANCE) if self.lever_rule else {}
         self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min,
                                                stance_cop_margin=config.stance_cop_margin,
                                                cop_margin=config.cop_margin, **lever)

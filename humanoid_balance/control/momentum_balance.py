@@ -128,21 +128,13 @@ class DistributionResult(NamedTuple):
 
 
 class WrenchDistribution:
-    """The QP of eq. 38 for a fixed set of sole rectangles, rebuilt when the contact set changes.
-
-    OSQP stops at ``tolerance`` and, with ``polish``, refines its solution on the constraints it found active, so a
-    torque-controlled robot's wrenches come out as exact as it needs (their sum within 0.2 N of DAQP's active-set
-    solution in saturated pushes, 1e-4 N standing) without iterating to a tight tolerance. At 1e-10 unpolished,
-    a saturated push (kangaroo_like and TALOS in momentum mode at 90 % of their feet bound) sent OSQP to its 10,000
-    iterations, ~5 ms, on 15–23 % of its ticks, and it gave up on up to 15 of 750 (the last feasible wrenches held);
-    at 1e-6 polished it gave up on none, p99 0.3–1.2 ms (1e-7 and 1e-8 still gave up on 2–16)."""
+    """The QP of eq. 38 for a fixed set of sole rectangles, rebuilt when the contact set changes."""
 
     def __init__(self, rectangles, mu=0.7, f_min=10.0, regularization=1e-9, weights=None, torsion=None,
-                 stance_cop_margin=0.0, cop_margin=0.0, torque_length=None, tolerance=1e-6, polish=True):
+                 stance_cop_margin=0.0, cop_margin=0.0, torque_length=None, tolerance=1e-10):
         self.rectangles = list(rectangles)
         self.torque_length = torque_length
         self.tolerance = tolerance  # OSQP's absolute and relative tolerance
-        self.polish = polish  # OSQP's polishing: the solution refined on its active constraints (see the class)
         self.stance_rectangles = [rectangle.inset(stance_cop_margin) for rectangle in self.rectangles]
         self.shared_rectangles = [rectangle.inset(cop_margin) for rectangle in self.rectangles]
         self.mu, self.f_min, self.regularization = mu, f_min, regularization
@@ -191,7 +183,7 @@ class WrenchDistribution:
             self.upper_index = (upper.indices, np.repeat(np.arange(upper.shape[1]), np.diff(upper.indptr)))
             P_upper = sparse.csc_matrix((qp.P[self.upper_index], upper.indices, upper.indptr), shape=qp.P.shape)
             self.solver.setup(P_upper, qp.q, sparse.csc_matrix(qp.A), qp.l, qp.u, verbose=False,
-                              eps_abs=self.tolerance, eps_rel=self.tolerance, max_iter=10000, polishing=self.polish,
+                              eps_abs=self.tolerance, eps_rel=self.tolerance, max_iter=10000, polishing=False,
                               warm_starting=True, check_termination=5)  # warm-started, a tick converges in ~26
                               # iterations: stop at 30
             self.active, self.last_feasible, self.constraints = active, None, (qp.A, qp.l, qp.u)

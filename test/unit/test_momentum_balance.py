@@ -14,7 +14,6 @@ from support.model_fixtures import (closed_configuration, consistent_velocity, c
 
 SOLES = ("left_sole", "right_sole")
 GAINS = MomentumGains(K_P=np.eye(3) * 800.0, K_D=np.eye(3) * 4.0, K_R=np.eye(3) * 300.0, D=np.eye(3) * 4.0)
-RESIDUAL = 1e-3  # [N, N·m] the wrenches' sum: OSQP stops at 1e-6, relative to ~500 N, then polishes
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +61,7 @@ def test_static_stance_wrenches_sum_to_the_desired_com_wrench_and_satisfy_every_
         w_d = desired_com_wrench(mass, com + np.array(shift), com, np.eye(3), np.eye(3), np.zeros(6), GAINS)
         result = distribution.solve(G, w_d, (0, 1), mass)
         assert result.status == "solved"
-        np.testing.assert_allclose(result.residual, 0.0, atol=RESIDUAL)
+        np.testing.assert_allclose(result.residual, 0.0, atol=1e-6)
         for wrench, rectangle, torsion in zip(result.wrenches, rectangles, distribution.torsion):
             check_constraints(wrench, rectangle, 0.7, 10.0, torsion)
         # Newton–Euler at the CoM, summed independently of G: Σ (R f, R τ + (p − c) × R f).
@@ -70,7 +69,7 @@ def test_static_stance_wrenches_sum_to_the_desired_com_wrench_and_satisfy_every_
         for M, wrench in zip(placements, result.wrenches):
             force = M.rotation @ wrench[:3]
             total += np.r_[force, M.rotation @ wrench[3:] + np.cross(M.translation - com, force)]
-        np.testing.assert_allclose(total, w_d, atol=RESIDUAL)
+        np.testing.assert_allclose(total, w_d, atol=1e-6)
 
 
 def test_the_feet_squeeze_each_other_no_more_than_the_desired_wrench_asks(kangaroo):
@@ -89,7 +88,7 @@ def test_the_feet_squeeze_each_other_no_more_than_the_desired_wrench_asks(kangar
     result = distribution.solve(G, weight, (0, 1), mass)
     least = np.linalg.pinv(np.hstack(G)) @ weight
     np.testing.assert_allclose(result.wrenches.ravel(), least, atol=1e-3)
-    np.testing.assert_allclose(result.residual, 0.0, atol=RESIDUAL)
+    np.testing.assert_allclose(result.residual, 0.0, atol=1e-6)
 
 
 def test_a_saturated_cop_stays_the_margin_inside_the_sole(kangaroo):
