@@ -76,8 +76,8 @@ def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_
         dt: the control period [s]: levelling takes back at most LEVEL_PER_TICK of a tilt per tick (a faster
             loop, seen a tick or two late, would overshoot), and the admittance is at most DAMPING_PER_TICK / dt.
         floor_normal: n_f, the floor's normal the soles level to, world (3,) (control.floor).
-        previous: per foot, the measured wrench of the last tick (None, a foot's None, or one carrying less than 5 %
-            of ``weight``: no torque rate for it).
+        previous: per foot, the measured wrench of the last tick (None, a foot's None, or one carrying less than
+            LEAD_LOAD of ``weight``: no torque rate for it).
     """
     feet = [i for i in active if measured[i] is not None]
     if not feet:
