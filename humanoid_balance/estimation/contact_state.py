@@ -4,7 +4,8 @@ Per update, every foot's wrench comes either from its F/T sensor (changed into t
 the actuator efforts through the closed chains (Kangaroo eqs. 45–47). Each wrench is low-pass filtered
 (2nd-order Butterworth), then gives the foot's centre of pressure, its contact phase (hysteresis on the
 normal force) and whether the CoP lies inside the sole; all feet together give the ZMP on the ground
-plane and the support polygon (convex hull of the soles in contact). Units: N, N·m, m.
+plane (from what each sole can bear: contact_wrench.bearable_wrenches) and the support polygon (convex hull
+of the soles in contact). Units: N, N·m, m.
 """
 from typing import NamedTuple, Optional
 
@@ -14,8 +15,8 @@ from scipy.spatial import ConvexHull, QhullError
 
 from humanoid_balance.estimation.butterworth import ButterworthLowPass
 from humanoid_balance.estimation.support_load import SupportLoad
-from humanoid_balance.estimation.contact_wrench import (CONTACT, UNKNOWN, ContactHysteresis, center_of_pressure,
-                                                        wrench_in_frame, zero_moment_point)
+from humanoid_balance.estimation.contact_wrench import (CONTACT, UNKNOWN, ContactHysteresis, bearable_wrenches,
+                                                        center_of_pressure, wrench_in_frame, zero_moment_point)
 from humanoid_balance.estimation.lift_claims import LiftClaims
 from humanoid_balance.estimation.quasi_static_contact import QuasiStaticContactEstimator
 from humanoid_balance.model.projected_dynamics import gravity_from_joint_jacobians
@@ -90,6 +91,7 @@ class ContactEstimator:
         self.soles = tuple(soles)
         self.sole_ids = [robot.frame_id(name) for name in self.soles]
         self.rectangles = list(rectangles) if rectangles else [sole_rectangle(robot, name) for name in self.soles]
+        self.rectangle_bounds = np.array(self.rectangles, dtype=float)  # (feet, 4): x_min, x_max, y_min, y_max
         self.lowpass = ButterworthLowPass(cutoff, sample_rate, 6 * len(self.soles))  # every foot's wrench at once
         self.known = np.zeros(len(self.soles), dtype=bool)  # feet whose wrench the last update knew
         self.all_known = np.ones(len(self.soles), dtype=bool)  # actuator_forces mode estimates every foot's wrench
@@ -178,15 +180,16 @@ class ContactEstimator:
         self.known = known
 
         feet, total = [], None
-        for foot_known, wrench, placement, rectangle, phase, foot_lifted in zip(known, filtered, sole_placements,
-                                                                                self.rectangles, self.phases, lifted):
+        bearable = bearable_wrenches(filtered, self.rectangle_bounds)  # the ZMP's: never off the soles
+        for foot_known, wrench, borne, placement, rectangle, phase, foot_lifted in zip(
+                known, filtered, bearable, sole_placements, self.rectangles, self.phases, lifted):
             if not foot_known:
                 phase.update(None)
                 feet.append(FootContact(None, None, UNKNOWN, placement, rectangle))
                 continue
             feet.append(FootContact(wrench, center_of_pressure(wrench, self.min_cop_force),
                                     phase.update(wrench[2], foot_lifted), placement, rectangle))
-            world = placement.act(pin.Force(wrench))
+            world = placement.act(pin.Force(borne))
             total = world if total is None else total + world
         if total is None:
             return ContactEstimate(tuple(feet), None, 0.0, 0.0)

@@ -3,7 +3,8 @@
 - F/T sensor wrench → sole frame (a change of frame and reduction point of a force, pinocchio ``Force``);
 - centre of pressure of a foot, in its sole frame: p = (−τ_y / f_z, τ_x / f_z);
 - zero-moment point of all feet on the ground plane z = h (Choi–Kim section 2; Sugihara–Nakamura eqs. 3–4):
-  the point where the horizontal moment of the total contact wrench vanishes;
+  the point where the horizontal moment of the total contact wrench vanishes, from the part of each foot's wrench its
+  sole can bear (f_z ≥ 0, its CoP on the sole), so that an estimate's error never puts it off the feet;
 - contact vs aerial phase from the normal force with hysteresis (Sugihara–Nakamura section 2: f_z > 0 in
   contact, f_z = 0 in the air).
 Units: N, N·m, m.
@@ -11,8 +12,8 @@ Units: N, N·m, m.
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["wrench_in_frame", "center_of_pressure", "zero_moment_point", "ContactHysteresis", "CONTACT", "AERIAL",
-           "UNKNOWN"]
+__all__ = ["wrench_in_frame", "center_of_pressure", "bearable_wrenches", "zero_moment_point", "ContactHysteresis",
+           "CONTACT", "AERIAL", "UNKNOWN"]
 
 CONTACT, AERIAL, UNKNOWN = 1, 0, -1
 """Contact states, as published on contact/<foot>/state (std_msgs/Int8)."""
@@ -29,6 +30,21 @@ def center_of_pressure(wrench, min_normal_force):
     if f_z < min_normal_force:
         return None
     return np.array([-wrench[4] / f_z, wrench[3] / f_z])
+
+
+def bearable_wrenches(wrenches, rectangles):
+    """The part of each sole wrench [f; τ] (k, 6), in its sole frame, that a sole flat on the ground can bear:
+    the normal force f_z ≥ 0 and the moments clipped to put the CoP on the sole's rectangle
+    (y_min f_z ≤ τ_x ≤ y_max f_z, −x_max f_z ≤ τ_y ≤ −x_min f_z); the horizontal forces and the yaw moment as given.
+    ``rectangles``: (k, 4) of x_min, x_max, y_min, y_max [m]. A measured CoP beyond its sole is a measurement's
+    error (the sole pivots on that edge at most): the ZMP is built from what the soles can bear."""
+    bearable = np.array(wrenches, dtype=float)
+    f_z = np.maximum(bearable[:, 2], 0.0)
+    x_min, x_max, y_min, y_max = rectangles.T
+    bearable[:, 2] = f_z
+    bearable[:, 3] = np.clip(bearable[:, 3], y_min * f_z, y_max * f_z)
+    bearable[:, 4] = np.clip(bearable[:, 4], -x_max * f_z, -x_min * f_z)
+    return bearable
 
 
 def zero_moment_point(wrenches_world, ground_height, min_normal_force):

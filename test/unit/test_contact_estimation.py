@@ -100,7 +100,7 @@ def left_sole_raised(robot, q, rise):
 def test_a_foot_the_balancer_lifted_carries_nothing_and_the_other_the_weight(standing):
     """A robot on its right sole only (its wrench the one that holds the base, g_b = J_c,bᵀ F, the efforts the full
     statics'), the swing leg's efforts disturbed as its dynamics would: told the left foot is lifted, the estimate
-    gives it no wrench and the right sole the true one, the ZMP at the CoM's ground projection, the left foot aerial;
+    gives it no wrench and the right sole the true one, the ZMP where the right sole can bear it, the left foot aerial;
     not told, the disturbance reads as a load on the lifted foot."""
     robot, q = standing[0], standing[1]
     chain = load("kangaroo_like", floating_base=True)[1]
@@ -125,8 +125,12 @@ def test_a_foot_the_balancer_lifted_carries_nothing_and_the_other_the_weight(sta
     np.testing.assert_allclose(result.feet[0].wrench, 0.0, atol=1e-9)
     np.testing.assert_allclose(QuasiStaticContactEstimator(robot, SOLES).estimate(q, tau, carrying=[False, True]),
                                [np.zeros(6), F_right], atol=1e-6 * robot.total_mass)
-    com = pin.centerOfMass(robot.model, data, q)
-    np.testing.assert_allclose(result.zmp[:2], com[:2], atol=0.01)
+    com = pin.centerOfMass(robot.model, data, q)  # between the feet: the right sole alone holds it glued, its CoP
+    right = lifted.rectangles[1]                     # off the sole; the ZMP is the sole's point nearest it
+    com_on_sole = data.oMf[robot.frame_id(SOLES[1])].actInv(com)
+    nearest = np.clip(com_on_sole[:2], [right.x_min, right.y_min], [right.x_max, right.y_max])
+    np.testing.assert_allclose(result.zmp[:2], data.oMf[robot.frame_id(SOLES[1])].act(np.r_[nearest, 0.0])[:2],
+                               atol=0.01)
     told_nothing = ContactEstimator(robot, SOLES, mode=ACTUATOR_FORCES)
     for _ in range(3):
         unaware = told_nothing.update(q, actuator_efforts=swinging)
@@ -182,6 +186,26 @@ def test_ft_mode_transforms_sensor_wrenches_into_sole_frames():
     np.testing.assert_allclose(result.feet[0].cop_world(), data.oMf[robot.frame_id("left_sole")].act(point),
                                atol=1e-12)
     assert result.feet[1].state == UNKNOWN and result.feet[1].wrench is None and result.feet[1].cop_world() is None
+
+
+def test_the_zmp_is_built_from_what_the_soles_can_bear(standing):
+    """F/T readings in the sole frames (sensor = sole): the left sole 300 N pressing 0.5 m beyond its toe (a sensor's
+    or an estimate's error: a sole cannot), the right one −40 N (pulling) with a moment. The feet's wrenches are
+    published as read; the ZMP is that of the left sole's load at its toe edge's point nearest the reading and none of
+    the right's, by hand from the sole rectangles."""
+    robot, q = standing[0], standing[1]
+    estimator = ContactEstimator(robot, SOLES, mode=FT_SENSORS)
+    left, right = estimator.rectangles
+    beyond = np.array([left.x_max + 0.5, 0.5 * (left.y_min + left.y_max) + 0.01, 0.0])
+    pressing = np.concatenate([[0.0, 0.0, 300.0], np.cross(beyond, [0.0, 0.0, 300.0])])
+    pulling = np.array([0.0, 0.0, -40.0, 3.0, -2.0, 0.0])
+    result = estimator.update(q, sensor_wrenches=[(SOLES[0], pressing), (SOLES[1], pulling)])
+    np.testing.assert_allclose(result.feet[0].wrench, pressing, atol=1e-9)
+    np.testing.assert_allclose(result.feet[0].cop_sole, beyond[:2], atol=1e-12)
+    np.testing.assert_allclose(result.feet[1].wrench, pulling, atol=1e-9)
+    edge = np.array([left.x_max, beyond[1], 0.0])
+    np.testing.assert_allclose(result.zmp, result.feet[0].sole_placement.act(edge), atol=1e-9)
+    assert result.normal_force == pytest.approx(300.0)
 
 
 @pytest.mark.parametrize("mode, readings", [(FT_SENSORS, {"sensor_wrenches": None}),
