@@ -125,6 +125,7 @@ class DistributionResult(NamedTuple):
     status: QpStatus
     residual: np.ndarray  # Σ G_i w_i − w_d (6,)
     solve_time: float     # OSQP solve time [s]
+    iterations: int = 0   # OSQP's ADMM iterations
 
 
 class WrenchDistribution:
@@ -205,7 +206,7 @@ class WrenchDistribution:
             status = QpStatus.GRAVITY_ONLY
         for k, i in enumerate(active):
             wrenches[i] = x[6 * k:6 * k + 6]
-        return DistributionResult(wrenches, status, G @ x - w_d, solve_time)
+        return DistributionResult(wrenches, status, G @ x - w_d, solve_time, int(result.info.iter))
 
     def _without_internal_forces(self, x, G):
         """``x`` moved towards G⁺G x — the same sum G x with no internal forces — as far as the constraints allow
