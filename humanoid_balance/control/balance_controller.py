@@ -58,13 +58,13 @@ LEVER_TORQUE_FRACTION = 0.125
 """With the lever rule, an ankle torque costs as much as a force at this fraction of the smallest sole's width or
 length (WrenchDistribution's torque_length: an eighth, a quarter of the half-width)."""
 WRENCH_TOLERANCE = 1e-6
-"""OSQP's tolerance for the soles' wrenches of a mode that sets it (``wrench_tolerance``): their sum to ~1 mN of the
-desired wrench, CoPs to a micrometre. To 1e-10, a saturated push (the capture point at the feet's edge, the desired
-wrench out of their reach) sent OSQP to its 10,000 iterations: in momentum mode at 90-100 % of the LIPM feet bound
-(kangaroo_like and TALOS, the closed loop in one process at 500 Hz), solves of up to 4.7 ms on 2-12 % of the ticks
-longer than the 2 ms period, and up to 23 in 750 given up (the last feasible wrenches held); at 1e-6 none given up,
-at most 1 % over 2 ms. OSQP's polishing would refine the wrenches on their active constraints, but prints a line each
-time it finds none (a robot standing, OSQP 1.1)."""
+"""OSQP's tolerance for the soles' wrenches, every mode: their sum to ~10 mN of the desired wrench, CoPs to a
+micrometre. To 1e-10, a saturated push (the capture point at the feet's edge, the desired wrench out of their reach)
+sent OSQP to its 10,000 iterations: in momentum mode at 90-100 % of the LIPM feet bound (kangaroo_like and TALOS, the
+closed loop in one process at 500 Hz), solves of up to 4.7 ms on 2-12 % of the ticks longer than the 2 ms period, and
+up to 23 in 750 given up (the last feasible wrenches held); at 1e-6 none given up, at most 1 % over 2 ms. OSQP's
+polishing would refine the wrenches on their active constraints, but it prints a line each time it finds none (a robot
+standing, OSQP 1.1), and viip's jump through the nodes ended with its CoM reference off the support with it."""
 
 
 
@@ -200,9 +200,6 @@ class BalanceController:
     steps = True  # whether the mode takes steps (capture-point recovery, requested steps)
     lever_rule = False  # whether the soles' wrenches keep ankle torques small, the loads following the ZMP (a mode
                         # on position drives, whose soles go where their CoPs are asked), or are the least wrenches
-    wrench_tolerance = 1e-10  # OSQP's for the soles' wrenches (WRENCH_TOLERANCE: a mode whose saturated pushes must
-                              # not run OSQP for milliseconds; viip's jump through the nodes ended at WARN, its CoM
-                              # reference off the support, at 1e-6 polished: it keeps 1e-10 until checked at 1e-6)
     Gains = None  # the mode's gains: a dataclass of tunables (control.tunables), BalancerConfig.gains[mode]
 
     def __init__(self, robot, config, extra_sections=()):
@@ -242,7 +239,7 @@ class BalanceController:
         lever = LEVER_TORQUE_FRACTION * min(min(r.x_max - r.x_min, r.y_max - r.y_min) for r in rectangles)
         self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min,
                                                stance_cop_margin=config.stance_cop_margin,
-                                               cop_margin=config.cop_margin, tolerance=self.wrench_tolerance,
+                                               cop_margin=config.cop_margin, tolerance=WRENCH_TOLERANCE,
                                                torque_length=lever if self.lever_rule else None)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from humanoid_balance.control.balance_controller import WRENCH_TOLERANCE, BalanceController, Plan
+from humanoid_balance.control.balance_controller import BalanceController, Plan
 from humanoid_balance.control.capture_point import capture_point
 from humanoid_balance.control.dcm_feedback import DcmFeedback, zmp_wrench
 from humanoid_balance.control.foot_damping import DAMPING_PER_TICK, FootDampingGains, sole_twists
@@ -78,7 +78,6 @@ class KinematicBalance(BalanceController):
     mode = "kinematic"
     Gains = KinematicGains
     lever_rule = True
-    wrench_tolerance = WRENCH_TOLERANCE
 
     def __init__(self, robot, config, extra_sections=()):
         super().__init__(robot, config, extra_sections)

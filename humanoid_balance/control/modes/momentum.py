@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from humanoid_balance.control.balance_controller import WRENCH_TOLERANCE, BalanceController, Plan
+from humanoid_balance.control.balance_controller import BalanceController, Plan
 from humanoid_balance.control.momentum_balance import MomentumGains, desired_com_wrench
 from humanoid_balance.control.tunables import tunable
 
@@ -46,7 +46,6 @@ class MomentumBalance(BalanceController):
 
     mode = "momentum"
     Gains = MomentumBalanceGains
-    wrench_tolerance = WRENCH_TOLERANCE
 
     def __init__(self, robot, config, extra_sections=()):
         super().__init__(robot, config, extra_sections)
