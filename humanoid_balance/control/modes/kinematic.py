@@ -56,7 +56,7 @@ class KinematicGains:
                                             "torque's rate at its present load (its CoP's move) times this, as by "
                                             "its error this much later (0: off); it damps the robot's rocking on "
                                             "its stiff legs", "s")
-    force_difference_admittance: float = tunable(0.1, "foot force difference control: a stance sole's vertical speed "
+    force_difference_admittance: float = tunable(0.05, "foot force difference control: a stance sole's vertical speed "
                                                       "per weight of normal force error (0: off)", "m/s")
     sole_height_damping: float = tunable(1.0, "foot force difference control: the soles' heights back together",
                                          "1/s")
