@@ -42,8 +42,8 @@ def bearable_wrenches(wrenches, rectangles):
     f_z = np.maximum(bearable[:, 2], 0.0)
     x_min, x_max, y_min, y_max = rectangles.T
     bearable[:, 2] = f_z
-    bearable[:, 3] = np.clip(bearable[:, 3], y_min * f_z, y_max * f_z)
-    bearable[:, 4] = np.clip(bearable[:, 4], -x_max * f_z, -x_min * f_z)
+    bearable[:, 3] = np.minimum(np.maximum(bearable[:, 3], y_min * f_z), y_max * f_z)  # np.clip's values, without
+    bearable[:, 4] = np.minimum(np.maximum(bearable[:, 4], -x_max * f_z), -x_min * f_z)  # its dispatch (~1 µs)
     return bearable
 
 
