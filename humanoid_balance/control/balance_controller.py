@@ -236,11 +236,12 @@ class BalanceController:
         self.ground = None        # height of the floor under the feet in contact, world frame [m]
         self.sole_support = SoleSupport([rectangle.corners() for rectangle in rectangles], config.support_margin,
                                         config.min_foot_load)
-        lever = LEVER_TORQUE_FRACTION * min(min(r.x_max - r.x_min, r.y_max - r.y_min) for r in rectangles)
+        torque_length = (LEVER_TORQUE_FRACTION * min(min(r.x_max - r.x_min, r.y_max - r.y_min) for r in rectangles)
+                         if self.lever_rule else None)  # None: the least wrenches
         self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min,
                                                stance_cop_margin=config.stance_cop_margin,
                                                cop_margin=config.cop_margin, tolerance=WRENCH_TOLERANCE,
-                                               torque_length=lever if self.lever_rule else None)
+                                               torque_length=torque_length)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
         joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
