@@ -50,7 +50,7 @@ class ContactEstimate(NamedTuple):
     feet: tuple                       # FootContact per foot, in the order of the constructor's ``soles``
     zmp: Optional[np.ndarray]         # world frame, on the ground plane; None without load
     ground: float                     # height of the ground plane: the mean sole height of the feet in contact [m]
-    normal_force: float               # total f_z of the known feet [N]
+    normal_force: float               # total f_z the known feet bear (a pulling reading as none) [N]
 
     def phases(self):
         """Per foot, whether it is in contact, if every foot's phase is known; None otherwise (the state estimator
