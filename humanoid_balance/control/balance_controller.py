@@ -202,6 +202,12 @@ class BalanceController:
                         # on position drives, whose soles go where their CoPs are asked), or are the least wrenches
     Gains = None  # the mode's gains: a dataclass of tunables (control.tunables), BalancerConfig.gains[mode]
 
+    @property
+    def tipping(self):
+        """(gain [m/rad], deadband [rad]) of the CoP bound a tipping sole has moved in (WrenchDistribution); a gain of
+        0: none (a mode on position drives levels its soles instead)."""
+        return 0.0, 0.0
+
     def __init__(self, robot, config, extra_sections=()):
         self.robot, self.config, self.sections = robot, config, tuple(extra_sections)
         self.gains = config.gains[self.mode] if self.mode in config.gains else self.Gains()
@@ -241,7 +247,7 @@ class BalanceController:
         self.distribution = WrenchDistribution(rectangles, config.friction, config.f_min,
                                                stance_cop_margin=config.stance_cop_margin,
                                                cop_margin=config.cop_margin, tolerance=WRENCH_TOLERANCE,
-                                               torque_length=torque_length)
+                                               torque_length=torque_length, tipping=self.tipping)
         lower, upper = robot.position_limits(robot.output_names)
         velocity, effort = robot.velocity_limits(robot.output_names), robot.effort_limits(robot.output_names)
         joint_limits = JointLimits(robot, config.limit_margin, config.limit_com_weight)
@@ -363,8 +369,11 @@ class BalanceController:
 
     def distribute(self, tick, wrench):
         """The soles' wrenches (a DistributionResult) that exert the CoM ``wrench`` (world axes, at the CoM) from the
-        feet in contact: the one QP of every mode (Garofalo et al. eq. 38, control.momentum_balance)."""
-        return self.distribution.solve(tick.wrench_maps, wrench, tick.active, self.mass)
+        feet in contact: the one QP of every mode (Garofalo et al. eq. 38, control.momentum_balance), a tipping
+        sole's CoP kept off the edge it rolls over."""
+        edge_tilts = ([self.floor.edge_tilts(placement.rotation) for placement in tick.placements]
+                      if self.distribution.tipping_gain else None)
+        return self.distribution.solve(tick.wrench_maps, wrench, tick.active, self.mass, edge_tilts)
 
     def efforts(self, tick, plan, distribution):
         """Output efforts that go with the soles' wrenches and the planned motion (n_out,) [N·m or N]: by default
@@ -449,7 +458,8 @@ class BalanceController:
             joints_at_a_limit=() if limits is None else limits.limited, updates_limited=integrator.limited,
             com_height_out_of_reach=max(0.0, float(state.com_reference[2] - granted.target[2])),
             limb_time_scale=self.limb_preview.clock.scale,
-            step_phase=None if stepping is None else stepping.phase, steps_taken=0 if stepping is None else stepping.taken,
+            step_phase=None if stepping is None else stepping.phase,
+            steps_taken=0 if stepping is None else stepping.taken,
             steps_cut_short=0 if stepping is None else stepping.cut_short,
             largest_sole_tilt=self.largest_sole_tilt, tipping_feet=self.tipping_feet,
             tipping_updates=self.tipping_updates)

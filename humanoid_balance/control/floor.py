@@ -11,7 +11,7 @@ Units: SI (rad, s).
 """
 import math
 
-from humanoid_balance.model.soles import sole_tilt
+from humanoid_balance.model.soles import VERTICAL, sole_tilt
 
 __all__ = ["Floor", "TIME_CONSTANT", "EDGE_MARGIN"]
 
@@ -50,6 +50,14 @@ class Floor:
         """The angle [rad] between a sole's normal ``normal`` (its frame's z axis, world (3,)) and the floor's (the
         vertical before the first contact)."""
         return sole_tilt(normal, self.normal)
+
+    def edge_tilts(self, rotation):
+        """How a sole (its frame's ``rotation``, world (3, 3)) leans towards its edges: (n_f · x_s, n_f · y_s), the
+        sines of its tilt from the floor about its y and x axes; negative: its +x (+y) edge is the lower one, the
+        edge it rolls over (the vertical before the first contact)."""
+        fx, fy, fz = (VERTICAL if self.normal is None else self.normal).tolist()
+        (xx, yx), (xy, yy), (xz, yz) = rotation[:, :2].tolist()
+        return fx * xx + fy * xy + fz * xz, fx * yx + fy * yy + fz * yz
 
     def _flat(self, foot, wrench):
         """Whether the foot's measured CoP lies well inside its sole (not rolling over an edge)."""

@@ -19,7 +19,12 @@
    impedance, the swing leg's reaction and the model's errors add their own ankle torque on top (TALOS, on its
    stance foot in a backward recovery step, rolled over its heel with the CoP on the edge and fell). Feet that share
    the load keep one too, for the same reason (without one, pushed at 90 % of what the feet allow,
-   kangaroo_like's soles rolled 5–9°).
+   kangaroo_like's soles rolled 5–9°). A sole sharing the load that tilts from the floor all the same, rolling over
+   an edge, has that edge's CoP bound moved inwards by a gain per radian of tilt beyond a deadband (``tipping``; at
+   most TIPPING_CUT of the length or width its margins leave): its ankle torque eases and lets it back down, the
+   other foot taking the load, instead of holding it on the edge at the bound (TALOS pushed backwards at 90 % of what
+   its feet allow rolled 9.8°). A foot alone keeps its whole sole: cut there too, kangaroo_like's recovery from a
+   30 N·s backward push took three steps and fell.
 3. Joint torques τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (J̄_iq = J_i Q^{+M}); gravity needs no separate
    term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z). Joints
    that move (embedded limb motions) add their decoupled inverse dynamics: τ = Λ_q (q̈_d + Q M⁻¹ (h − Σ J_iᵀ w_i)),
@@ -41,6 +46,7 @@ __all__ = ["QpStatus", "MomentumGains", "desired_com_wrench", "contact_wrench_ma
            "DistributionResult", "joint_torques"]
 
 GRAVITY = 9.81
+TIPPING_CUT = 0.45  # a tipping sole's CoP bound moves in at most this fraction of the length or width its margins leave
 
 
 class MomentumGains(NamedTuple):
@@ -132,8 +138,9 @@ class WrenchDistribution:
     """The QP of eq. 38 for a fixed set of sole rectangles, rebuilt when the contact set changes."""
 
     def __init__(self, rectangles, mu=0.7, f_min=10.0, regularization=1e-9, weights=None, torsion=None,
-                 stance_cop_margin=0.0, cop_margin=0.0, torque_length=None, tolerance=1e-10):
+                 stance_cop_margin=0.0, cop_margin=0.0, torque_length=None, tolerance=1e-10, tipping=(0.0, 0.0)):
         self.rectangles = list(rectangles)
+        self.tipping_gain, self.tipping_deadband = tipping  # [m/rad], [rad]
         self.torque_length = torque_length
         self.tolerance = tolerance  # OSQP's absolute and relative tolerance
         self.stance_rectangles = [rectangle.inset(stance_cop_margin) for rectangle in self.rectangles]
@@ -170,8 +177,9 @@ class WrenchDistribution:
         u = np.tile(np.r_[np.zeros(10), np.inf], len(active))
         return WrenchQP(P, q, A, l, u)
 
-    def solve(self, G_list, w_d, active, mass):
-        """Distribute ``w_d`` over the active contacts; fall back (and say so) when OSQP fails."""
+    def solve(self, G_list, w_d, active, mass, edge_tilts=None):
+        """Distribute ``w_d`` over the active contacts; fall back (and say so) when OSQP fails. ``edge_tilts``: per
+        foot, how its sole leans towards its edges (control.floor.Floor.edge_tilts; None: flat)."""
         active = tuple(active)
         wrenches = np.zeros((len(self.rectangles), 6))
         if not active:
@@ -183,14 +191,19 @@ class WrenchDistribution:
             upper = sparse.csc_matrix(np.triu(np.ones_like(qp.P)))  # dense upper triangle, CSC order
             self.upper_index = (upper.indices, np.repeat(np.arange(upper.shape[1]), np.diff(upper.indptr)))
             P_upper = sparse.csc_matrix((qp.P[self.upper_index], upper.indices, upper.indptr), shape=qp.P.shape)
-            self.solver.setup(P_upper, qp.q, sparse.csc_matrix(qp.A), qp.l, qp.u, verbose=False,
+            A = self._constraint_matrix(qp.A, len(active))
+            self.solver.setup(P_upper, qp.q, A, qp.l, qp.u, verbose=False,
                               eps_abs=self.tolerance, eps_rel=self.tolerance, max_iter=10000, polishing=False,
                               warm_starting=True, check_termination=5)  # warm-started, a tick converges in ~26
                               # iterations: stop at 30
             self.active, self.last_feasible, self.constraints = active, None, (qp.A, qp.l, qp.u)
+            self.bounds = self._cop_bounds(active, None)
+            self.A_data = A.data
         else:
             P, q = self.objective(G, w_d)
             self.solver.update(Px=P[self.upper_index], q=q)
+        if self.tipping_gain > 0.0:
+            self._tip(active, edge_tilts)
         result = self.solver.solve(raise_error=False)
         solve_time = float(result.info.solve_time)
         if result.info.status in ("solved", "solved inaccurate") and np.isfinite(result.x).all():
@@ -207,6 +220,50 @@ class WrenchDistribution:
         for k, i in enumerate(active):
             wrenches[i] = x[6 * k:6 * k + 6]
         return DistributionResult(wrenches, status, G @ x - w_d, solve_time, int(result.info.iter))
+
+    def _constraint_matrix(self, A, contacts):
+        """A in CSC with the CoP bounds' coefficients (each sole's f_z column, rows 4–7) stored even where zero, and
+        their places in its data (``bound_index``), for :meth:`_tip` to update."""
+        structure = A != 0.0
+        rows = (11 * np.arange(contacts)[:, None] + np.arange(4, 8)).ravel()
+        columns = np.repeat(6 * np.arange(contacts) + 2, 4)
+        structure[rows, columns] = True
+        A_csc = sparse.csc_matrix(structure.astype(float))
+        A_csc.data = A.T[structure.T]  # column by column, rows ascending: CSC's order
+        self.bound_cells = (rows, columns)
+        starts, indices = A_csc.indptr, A_csc.indices
+        self.bound_index = np.array([starts[c] + np.searchsorted(indices[starts[c]:starts[c + 1]], r)
+                                     for r, c in zip(rows, columns)])
+        return A_csc
+
+    def _cop_bounds(self, active, edge_tilts):
+        """The CoP rows' f_z coefficients (−x_max, x_min, −y_max, y_min per active sole, stacked), each sole's
+        rectangle less the cut its tilt asks on the edge it rolls over when the feet share the load (see the
+        module)."""
+        rectangles = self.shared_rectangles if len(active) > 1 else self.stance_rectangles
+        gain, deadband = self.tipping_gain, self.tipping_deadband
+        bounds = []
+        for i in active:
+            r = rectangles[i]
+            x_min, x_max, y_min, y_max = r
+            if edge_tilts is not None and edge_tilts[i] is not None and len(active) > 1:
+                towards_x, towards_y = edge_tilts[i]
+                cut_x = min(gain * max(0.0, abs(towards_x) - deadband), TIPPING_CUT * (x_max - x_min))
+                cut_y = min(gain * max(0.0, abs(towards_y) - deadband), TIPPING_CUT * (y_max - y_min))
+                x_min, x_max = (x_min + cut_x, x_max) if towards_x > 0.0 else (x_min, x_max - cut_x)
+                y_min, y_max = (y_min + cut_y, y_max) if towards_y > 0.0 else (y_min, y_max - cut_y)
+            bounds += (-x_max, x_min, -y_max, y_min)
+        return bounds
+
+    def _tip(self, active, edge_tilts):
+        """The CoP bounds of the tick's tilts into the QP (OSQP's A and the copy the internal forces' step reads),
+        when they changed."""
+        bounds = self._cop_bounds(active, edge_tilts)
+        if bounds != self.bounds:
+            self.bounds = bounds
+            self.constraints[0][self.bound_cells] = bounds
+            self.A_data[self.bound_index] = bounds
+            self.solver.update(Ax=self.A_data)
 
     def _without_internal_forces(self, x, G):
         """``x`` moved towards G⁺G x — the same sum G x with no internal forces — as far as the constraints allow

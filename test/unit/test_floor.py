@@ -40,6 +40,23 @@ def test_the_floor_is_the_soles_normal_at_the_first_contact_and_a_sole_on_it_is_
     assert floor.tilt(rolled[:, 2]) == pytest.approx(math.radians(4.0))
 
 
+def test_a_sole_leans_towards_the_edge_it_rolls_over_on_level_and_sloped_floors():
+    """Floor.edge_tilts against the corners' heights: a sole turned by 4° about its y axis, toe down, leans −sin 4°
+    towards +x (the toe, its lowest edge); about its x axis, its −y edge down, +sin 4° towards y; lying flat on a
+    slope, it leans nowhere; rolled on that slope, it leans as on the level floor."""
+    tilt = math.radians(4.0)
+    for slope in (np.eye(3), pin.utils.rotate("y", math.radians(3.0)) @ pin.utils.rotate("x", math.radians(-2.0))):
+        floor = Floor([SOLE, SOLE])
+        floor.update(soles(slope), (0, 1), None, DT)
+        np.testing.assert_allclose(floor.edge_tilts(slope), (0.0, 0.0), atol=1e-12)
+        for axis, expected in (("y", (-math.sin(tilt), 0.0)), ("x", (0.0, math.sin(tilt)))):
+            rolled = slope @ pin.utils.rotate(axis, tilt)
+            assert floor.edge_tilts(rolled) == pytest.approx(expected, abs=1e-12)
+            heights = [(rolled @ corner) @ floor.normal for corner in SOLE.corners()]  # along the floor's normal
+            lowest = SOLE.corners()[int(np.argmin(heights))]
+            assert lowest[0] == SOLE.x_max if axis == "y" else lowest[1] == SOLE.y_min  # the edge the sign names
+
+
 def test_a_sole_rolled_onto_its_toe_does_not_move_the_floor_and_flat_soles_draw_it_with_its_time_constant():
     floor = Floor([SOLE, SOLE], time_constant=0.5)
     floor.update(soles(np.eye(3)), (0, 1), None, DT)

@@ -5,8 +5,8 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_balance.control.momentum_balance import (MomentumGains, QpStatus, WrenchDistribution, contact_wrench_map,
-                                                       desired_com_wrench, joint_torques)
+from humanoid_balance.control.momentum_balance import (TIPPING_CUT, MomentumGains, QpStatus, WrenchDistribution,
+                                                       contact_wrench_map, desired_com_wrench, joint_torques)
 from humanoid_balance.control.balance_controller import WRENCH_TOLERANCE
 from humanoid_balance.model import Centroidal
 from humanoid_balance.model.projected_dynamics import output_dynamics
@@ -136,6 +136,54 @@ def test_a_saturated_cop_stays_the_margin_inside_the_sole(kangaroo):
                                                                                                 mass).wrenches
         np.testing.assert_allclose(-both[:, 4] / both[:, 2],
                                    [r.x_min + shared * (r.x_max - r.x_min) for r in rectangles], atol=1e-6)
+
+
+@pytest.mark.parametrize("edge", ["heel", "toe", "outer"])
+def test_a_tipping_sole_keeps_its_cop_off_the_edge_it_rolls_over(kangaroo, edge):
+    """A ZMP asked 3 cm beyond an edge of the right sole (its heel, its toe: both feet's; its outer side): flat, its
+    CoP sits on that edge moved in by cop_margin. Tilted towards that edge by 1° (how its normal leans from the
+    floor's, control.floor.Floor.edge_tilts), its CoP sits gain × (sin 1° − deadband) further in, by the
+    rectangle's arithmetic, while the left sole, flat, stays on its bound; flat again, it returns there; tilted 10°, the
+    bound moves in TIPPING_CUT of the length or width the margins leave, no more. Alone on the tilted sole (no
+    stance_cop_margin here), the CoP is on the edge itself. The right sole's frame sits on its heel, so the
+    heel bound's coefficient (x_min = 0) is a structural zero of the QP's matrix, and it moves all the same."""
+    robot, _, _, placements, com, rectangles = kangaroo
+    mass, weight = robot.total_mass, robot.total_mass * 9.81
+    heel = rectangles[1].x_min
+    placements = [placements[0], pin.SE3(placements[1].rotation, placements[1].act(np.array([heel, 0.0, 0.0])))]
+    rectangles = [rectangles[0], rectangles[1]._replace(x_min=0.0, x_max=rectangles[1].x_max - heel)]
+    G = [contact_wrench_map(M, com) for M in placements]
+    margin, gain, deadband, tilt = 0.05, 3.0, 0.01, np.radians(1.0)
+    distribution = WrenchDistribution(rectangles, cop_margin=margin, tolerance=WRENCH_TOLERANCE,
+                                      tipping=(gain, deadband))
+    axis, sign = {"heel": (0, -1.0), "toe": (0, 1.0), "outer": (1, -1.0)}[edge]
+
+    def bounds(r):  # the edge's coordinate and the side's length [m]
+        low, high = (r.x_min, r.x_max) if axis == 0 else (r.y_min, r.y_max)
+        return (high if sign > 0 else low), high - low
+
+    edge_at, length = bounds(rectangles[1])
+    zmp = placements[1].act(np.array([edge_at + sign * 0.03, 0.0, 0.0] if axis == 0 else [0.0, edge_at - 0.03, 0.0]))
+    w_d = np.array([0.0, 0.0, weight, weight * (zmp[1] - com[1]), -weight * (zmp[0] - com[0]), 0.0])
+
+    def cops(tilts):
+        wrenches = distribution.solve(G, w_d, (0, 1), mass, tilts).wrenches
+        return (-wrenches[:, 4] if axis == 0 else wrenches[:, 3]) / wrenches[:, 2]
+
+    bound = edge_at - sign * margin * length
+    assert cops(None)[1] == pytest.approx(bound, abs=1e-4)
+    leaning = np.zeros(2)
+    leaning[axis] = -sign * np.sin(tilt)  # negative: the + edge is the lower one
+    tipping = cops([(0.0, 0.0), tuple(leaning)])
+    assert tipping[1] == pytest.approx(bound - sign * gain * (np.sin(tilt) - deadband), abs=1e-4)
+    if axis == 0:  # the left foot shares the ZMP beyond its own heel or toe
+        left_edge, left_length = bounds(rectangles[0])
+        assert tipping[0] == pytest.approx(left_edge - sign * margin * left_length, abs=1e-4)
+    assert cops([(0.0, 0.0), (0.0, 0.0)])[1] == pytest.approx(bound, abs=1e-4)
+    assert cops([(0.0, 0.0), tuple(10.0 * leaning)])[1] == pytest.approx(
+        bound - sign * TIPPING_CUT * (1.0 - 2.0 * margin) * length, abs=1e-4)
+    alone = distribution.solve(G, w_d, (1,), mass, [None, tuple(leaning)]).wrenches[1]  # keeps its whole sole
+    assert (-alone[4] if axis == 0 else alone[3]) / alone[2] == pytest.approx(edge_at, abs=1e-4)
 
 
 def test_failed_solve_falls_back_and_says_so(kangaroo):

@@ -32,6 +32,10 @@ class MomentumBalanceGains:
     orientation_stiffness: tuple = tunable((300.0, 300.0, 300.0), "K_R, the base orientation's spring (eqs. 38–39), "
                                                                   "diagonal", "N·m")
     angular_damping: tuple = tunable((4.0, 4.0, 4.0), "D, the angular momentum's damping (eqs. 38–39), diagonal", "1/s")
+    tipping_cop_gain: float = tunable(3.0, "a sole sharing the load, tilted from the floor beyond tipping_deadband, "
+                                           "has the CoP bound of the edge it rolls over moved inwards by this much "
+                                           "per radian: its ankle torque eases and lets it down (0: off)", "m/rad")
+    tipping_deadband: float = tunable(0.01, "... a tilt this small does not count", "rad")
 
     @property
     def momentum(self):
@@ -52,6 +56,10 @@ class MomentumBalance(BalanceController):
         self.momentum_gains = self.gains.momentum
         self.limb_columns = np.concatenate([self.resolver.columns[name] for name in self.extra] or [np.zeros(0, int)])
         self.commanded = None  # (limb rates, angular momentum) the last tick's motion asked for, for their rates
+
+    @property
+    def tipping(self):
+        return self.gains.tipping_cop_gain, self.gains.tipping_deadband
 
     def hold(self, state):
         super().hold(state)
