@@ -167,7 +167,7 @@ class WrenchDistribution:
         """The QP for the active contacts (indices into the rectangles) — inspectable, solver-free."""
         P, q = self.objective(_stacked(G_list, active), w_d)
         n = P.shape[0]
-        rectangles = self.shared_rectangles if len(active) > 1 else self.stance_rectangles
+        rectangles = self._cop_rectangles(active)
         blocks = [_contact_constraints(rectangles[i], self.mu, self.torsion[i]) for i in active]
         A = np.zeros((11 * len(active), n))
         for k, block in enumerate(blocks):
@@ -221,6 +221,11 @@ class WrenchDistribution:
             wrenches[i] = x[6 * k:6 * k + 6]
         return DistributionResult(wrenches, status, G @ x - w_d, solve_time, int(result.info.iter))
 
+    def _cop_rectangles(self, active):
+        """Per foot, the rectangle its CoP keeps to for the contact set ``active``: less ``cop_margin`` when the feet
+        share the load, less ``stance_cop_margin`` for a foot alone."""
+        return self.shared_rectangles if len(active) > 1 else self.stance_rectangles
+
     def _constraint_matrix(self, A, contacts):
         """A in CSC with the CoP bounds' coefficients (each sole's f_z column, rows 4–7) stored even where zero, and
         their places in its data (``bound_index``), for :meth:`_tip` to update."""
@@ -240,13 +245,13 @@ class WrenchDistribution:
         """The CoP rows' f_z coefficients (−x_max, x_min, −y_max, y_min per active sole, stacked), each sole's
         rectangle less the cut its tilt asks on the edge it rolls over when the feet share the load (see the
         module)."""
-        rectangles = self.shared_rectangles if len(active) > 1 else self.stance_rectangles
+        rectangles = self._cop_rectangles(active)
         gain, deadband = self.tipping_gain, self.tipping_deadband
+        sharing = edge_tilts is not None and len(active) > 1  # a foot alone keeps its whole sole
         bounds = []
         for i in active:
-            r = rectangles[i]
-            x_min, x_max, y_min, y_max = r
-            if edge_tilts is not None and edge_tilts[i] is not None and len(active) > 1:
+            x_min, x_max, y_min, y_max = rectangles[i]
+            if sharing and edge_tilts[i] is not None:
                 towards_x, towards_y = edge_tilts[i]
                 cut_x = min(gain * max(0.0, abs(towards_x) - deadband), TIPPING_CUT * (x_max - x_min))
                 cut_y = min(gain * max(0.0, abs(towards_y) - deadband), TIPPING_CUT * (y_max - y_min))
