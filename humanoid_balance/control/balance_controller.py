@@ -201,6 +201,8 @@ class BalanceController:
     lever_rule = False  # whether the soles' wrenches keep ankle torques small, the loads following the ZMP (a mode
                         # on position drives, whose soles go where their CoPs are asked), or are the least wrenches
     Gains = None  # the mode's gains: a dataclass of tunables (control.tunables), BalancerConfig.gains[mode]
+    return_turn_rate = None  # [1/s] a foot in the air that no step lifted turns back level at this rate per radian
+                             # (Stepping; None: at swing_gain)
 
     @property
     def tipping(self):
@@ -258,7 +260,7 @@ class BalanceController:
         self.reference_shift = np.zeros(3)  # the CoM reference's displacement with the soles a mode moved [m]
         self.swing_limited = set()  # the joints and actuators at a limit during the swing of the step under way
         self.held = set()           # ... and of the last step that landed
-        self.stepping = Stepping(feet, rectangles, config, None) if self.steps else None
+        self.stepping = Stepping(feet, rectangles, config, None, self.return_turn_rate) if self.steps else None
         self.floor = Floor(rectangles)  # the floor's normal the soles stand flat on
         self.largest_sole_tilt, self.tipping_feet, self.tipping_updates = 0.0, (), 0  # the stance soles' (status)
 

@@ -61,8 +61,7 @@ class Floor:
 
     def _flat(self, foot, wrench):
         """Whether the foot's measured CoP lies well inside its sole (not rolling over an edge)."""
-        force = float(wrench[2])
-        return force > 0.0 and self.inner[foot].contains(-float(wrench[4]) / force, float(wrench[3]) / force)
+        return self.inner[foot].holds_cop(wrench)
 
 
 def _unit(vector):

@@ -22,7 +22,8 @@ to the wrenches instead, as Cartesian motions of the soles (the legs' sections i
   leg's kinematics on the IMU's attitude, against the floor's normal n_f, :mod:`~humanoid_balance.control.floor`:
   the vertical on flat ground; its CoP then sits on an edge, where the measured torque no longer grows with the
   tilt and foot damping cannot see it) turns back at ω = k_l (1 − θ_0/θ) n × n_f, θ the tilt: the ankle yields as
-  far as the sole rolled, and the sole comes down flat with its CoP on the edge.
+  far as the sole rolled, and the sole comes down flat with its CoP on the edge. θ_0 is the estimate's error; while
+  the robot may be rolling (a sole's CoP near an edge), the soles level beyond ``edge_deadband``.
 
 The admittances are given per unit weight, so that one set fits robots of any mass: A = a / (m g) with a in rad/s per
 metre of CoP error under the robot's whole weight, A_f = a_f / (m g) with a_f in m/s per weight of force error; a is
@@ -61,9 +62,11 @@ class FootDampingGains(NamedTuple):
     level_gain: float = 0.0        # k_l [1/s]: a tilted sole's rate back to flat per radian of tilt
     tilt_deadband: float = 0.0     # θ_0 [rad]: the tilt a sole keeps without levelling (the estimate's error)
     torque_lead: float = 0.0       # T [s]: the measured ankle torque's rate in foot damping
+    edge_deadband: float = None    # [rad] θ_0 while the robot may be rolling (None: tilt_deadband)
 
 
-def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_normal=VERTICAL, previous=None):
+def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_normal=VERTICAL, previous=None,
+                rolling=False):
     """The stance soles' twists, foot index → [v; ω] world-aligned at the sole frame (6,) [m/s, rad/s].
 
     Args:
@@ -78,6 +81,8 @@ def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_
         floor_normal: n_f, the floor's normal the soles level to, world (3,) (control.floor).
         previous: per foot, the measured wrench of the last tick (None, a foot's None, or one carrying less than
             LEAD_LOAD of ``weight``: no torque rate for it).
+        rolling: whether the robot may be rolling over an edge (a sole's CoP near one): the soles level beyond
+            ``gains.edge_deadband``.
     """
     feet = [i for i in active if measured[i] is not None]
     if not feet:
@@ -90,6 +95,7 @@ def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_
     force_errors = [float(desired[i][2] - measured[i][2]) for i in feet]  # Python floats: a few feet, where
     heights = [float(placements[i].translation[2]) for i in feet]          # numpy's per-call cost would dominate
     mean_error, mean_height = sum(force_errors) / len(feet), sum(heights) / len(feet)
+    deadband = gains.edge_deadband if rolling and gains.edge_deadband is not None else gains.tilt_deadband
     twists = {}
     for i, error, height in zip(feet, force_errors, heights):
         vertical = -force_admittance * (error - mean_error) - gains.height_damping * (height - mean_height)
@@ -105,19 +111,19 @@ def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_
         twist[3:] = rotation[:, 0] * min(max(roll, -tilt), tilt) + rotation[:, 1] * min(max(pitch, -tilt), tilt)
         # the sole frame's roll and pitch, in world axes
         if gains.level_gain:
-            twist[3:] += levelling_rate(rotation[:, 2], floor_normal, gains, dt)
+            twist[3:] += levelling_rate(rotation[:, 2], floor_normal, gains, dt, deadband)
         twists[i] = twist
     return twists
 
 
-def levelling_rate(normal, floor_normal, gains, dt):
+def levelling_rate(normal, floor_normal, gains, dt, deadband=None):
     """The angular velocity (3,) [rad/s], world axes, that turns a sole of normal ``normal`` back flat on a floor of
-    normal ``floor_normal``: k_l (1 − θ_0/θ) n × n_f beyond the deadband θ_0 (see the module), zero within it; k_l at
-    most LEVEL_PER_TICK / ``dt`` [s]."""
-    tilt = sole_tilt(normal, floor_normal)
-    if tilt <= gains.tilt_deadband:
+    normal ``floor_normal``: k_l (1 − θ_0/θ) n × n_f beyond the ``deadband`` θ_0 [rad] (see the module; None:
+    ``gains.tilt_deadband``), zero within it; k_l at most LEVEL_PER_TICK / ``dt`` [s]."""
+    tilt, deadband = sole_tilt(normal, floor_normal), gains.tilt_deadband if deadband is None else deadband
+    if tilt <= deadband:
         return np.zeros(3)
     gain = min(gains.level_gain, LEVEL_PER_TICK / dt) if dt > 0.0 else gains.level_gain
     (nx, ny, nz), (fx, fy, fz) = normal.tolist(), floor_normal.tolist()
-    return gain * (tilt - gains.tilt_deadband) / math.sin(tilt) * np.array([ny * fz - nz * fy, nz * fx - nx * fz,
-                                                                             nx * fy - ny * fx])  # |n × n_f| = sin θ
+    return gain * (tilt - deadband) / math.sin(tilt) * np.array([ny * fz - nz * fy, nz * fx - nx * fz,
+                                                                 nx * fy - ny * fx])  # |n × n_f| = sin θ

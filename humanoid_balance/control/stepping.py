@@ -32,9 +32,11 @@ until it is back within TOUCHDOWN_CLEARANCE: the balance's wrenches are the othe
 told it is lifted, so that the ZMP is the carrying sole's. The foot takes a recovery step where ξ goes; or, when it is
 not to step (steps are off, or ``max_steps`` were taken), it goes back down where it stood beside the other when
 both last stood flat (at the start, or when the last step landed; moved with the carrying sole if that has slid or
-turned since), at ``swing_gain`` up to RETURN_SPEED. (Its home followed it before, wherever it touched: a foot
-skimming the floor as the robot rocked came down 3-4 cm inwards after a sideways push.) The CoM reference stays where
-it was, over both feet (``over``): the robot is to come back onto them. (Restarted from the CoM over the carrying sole
+turned since), at ``swing_gain`` up to RETURN_SPEED, turning back level at the mode's turn rate (the kinematic
+mode's position drives hold the foot to the base, which rocks on the carrying sole: it turns faster). (Its home
+followed it before, wherever it touched: a foot skimming the floor as the robot rocked came down 3-4 cm inwards after
+a sideways push.) The CoM reference stays where it was, over both feet (``over``): the robot is to come back onto
+them. (Restarted from the CoM over the carrying sole
 instead, it led the robot on outwards: kangaroo_like pushed sideways at 90 % of its feet's LIPM bound ended with its
 CoM 1.3 cm inside that sole's outer edge, and fell or rocked.) Units: SI.
 """
@@ -45,6 +47,7 @@ import pinocchio as pin
 
 from humanoid_balance.control.capture_point import (StepRegion, SwingTrajectory, capture_point, heading,
                                                     plan_step, stance_frame)
+from humanoid_balance.control.foot_damping import LEVEL_PER_TICK
 from humanoid_balance.errors import HumanoidBalanceError
 
 __all__ = ["Stepping", "StepTick", "StepRequestError", "LandedShort", "LANDED_SHORT", "step_region", "LANDING_SPEED", "LANDING_TIME"]
@@ -105,8 +108,9 @@ class Stepping:
             first update, :func:`step_region`).
     """
 
-    def __init__(self, feet, rectangles, config, region):
+    def __init__(self, feet, rectangles, config, region, turn_rate=None):
         self.names = [foot.name for foot in feet]
+        self.turn_rate = turn_rate  # [1/s] a foot in the air that no step lifted turns back level (None: swing_gain)
         self.rectangles = list(rectangles)
         self.sole_corners = [rectangle.corners() for rectangle in self.rectangles]  # (4, 3) each, sole frame [m]
         self.config, self.region = config, region
@@ -215,7 +219,7 @@ class Stepping:
                     if LOADING_TIME - self.loading < PRESS_DEPTH / PRESS_SPEED:
                         return StepTick(active, {self.names[foot]: PRESS}, self.shift, xi, None, False, None)
             over = None if self.tipped is None or self.recovering else tuple(range(len(self.names)))
-            return StepTick(active, self._returns(placements, active), self.shift, xi, None, False, over)
+            return StepTick(active, self._returns(placements, active, dt), self.shift, xi, None, False, over)
         if self.swing is None:  # weight shift: the CoM reference over the stance sole's centre, then lift-off
             centre = sole_centre(placements[step.stance], self.rectangles[step.stance])
             shift = np.r_[centre - np.asarray(reference)[:2], 0.0]
@@ -276,15 +280,17 @@ class Stepping:
             self.tipped = None
         return active if self.tipped is None else tuple(foot for foot in active if foot != self.tipped)
 
-    def _returns(self, placements, active):
+    def _returns(self, placements, active, dt):
         """Foot name → its sole's twist back down where it last stood, for each foot in the air that no step lifted
         while another carries the robot (see the module): horizontally to where it stood beside the carrying sole
         (moved as that sole has moved since, in the horizontal and in yaw: a sole that slid, or an estimate that
-        drifted, carries the other's home along), down by its rise beside the other."""
+        drifted, carries the other's home along), down by its rise beside the other; turned back level at
+        ``turn_rate``, at most LEVEL_PER_TICK of its error per tick of ``dt`` [s] (or at swing_gain)."""
         anchor = active[0] if active else None
         if anchor is None or len(active) == len(self.stood) or self.recovering or self.stood[anchor] is None:
             return {}  # none in the air, or none carrying the robot, or a foot in the air steps (a tipped robot)
         moved = _flat(placements[anchor]) * _flat(self.stood[anchor]).inverse()
+        turn = min(self.turn_rate, LEVEL_PER_TICK / dt) if self.turn_rate and dt > 0.0 else self.config.swing_gain
         twists = {}
         for foot, stood in enumerate(self.stood):
             if foot in active:
@@ -294,6 +300,7 @@ class Stepping:
             error = np.r_[home.translation[:2] - sole.translation[:2], -down,
                           pin.log3(home.rotation @ sole.rotation.T)]
             twist = self.config.swing_gain * error
+            twist[3:] = turn * error[3:]
             speed = np.linalg.norm(twist[:3])
             if speed > RETURN_SPEED:
                 twist[:3] *= RETURN_SPEED / speed

@@ -24,6 +24,12 @@ class SoleRectangle(NamedTuple):
         """Whether (x, y) lies inside the rectangle shrunk by ``margin`` [m]."""
         return (self.x_min + margin <= x <= self.x_max - margin) and (self.y_min + margin <= y <= self.y_max - margin)
 
+    def holds_cop(self, wrench):
+        """Whether a sole wrench [f; τ] (its frame, about its origin) presses on it (f > 0) with its centre of
+        pressure (−τ_y / f, τ_x / f) inside the rectangle."""
+        force = float(wrench[2])
+        return force > 0.0 and self.contains(-float(wrench[4]) / force, float(wrench[3]) / force)
+
     def margin(self, x, y):
         """Signed distance from (x, y) to the nearest edge, positive inside [m]."""
         return min(x - self.x_min, self.x_max - x, y - self.y_min, self.y_max - y)

@@ -319,3 +319,23 @@ def test_requests_the_robot_cannot_do_now_are_refused_with_the_reason(kangaroo):
         change_mode(viip, "momentum")
     with pytest.raises(ValueError, match="mode must be one of"):
         change_mode(viip, "walk")
+
+
+def test_the_kinematic_mode_takes_the_robot_as_rolling_when_a_foot_is_up_or_a_cop_is_near_an_edge(kangaroo):
+    """Its soles level beyond the smaller deadband (control.foot_damping) while a foot has left the floor, or a stance
+    sole's distributed or measured CoP lies within ROLLING_EDGE (15 %) of an edge: kangaroo_like's soles span x from
+    -0.08 to 0.14 m, so a CoP at x = 0.03 m (the middle) or 0.09 m (where CoM errors put it standing) is not, and one
+    at 0.12 m is at the toes."""
+    robot, _, _ = kangaroo
+    kinematic = balance_controller(robot, BalancerConfig(mode="kinematic", feet=FEET))
+
+    def at(x, force=250.0):
+        return np.array([0.0, 0.0, force, 0.0, -x * force, 0.0])  # [f; τ] in the sole frame: the CoP at (x, 0)
+
+    middle, toes = [at(0.03), at(0.03)], [at(0.03), at(0.12)]
+    assert not kinematic._rolling((0, 1), middle, middle)
+    assert not kinematic._rolling((0, 1), [at(0.09), at(0.09)], middle)
+    assert not kinematic._rolling((0, 1), middle, [None, None])  # nothing measured: the distribution's CoPs decide
+    assert kinematic._rolling((0,), middle, middle)               # the right foot has left the floor
+    assert kinematic._rolling((0, 1), toes, middle)               # asked to press on its toes
+    assert kinematic._rolling((0, 1), middle, toes)               # pressing on them

@@ -10,6 +10,8 @@ from scipy.integrate import solve_ivp
 from humanoid_balance.control.balance_controller import BalancerConfig, Foot
 from humanoid_balance.control.capture_point import (StepRegion, SwingTrajectory, capturable_velocity, capture_point,
                                                     capture_point_after, plan_step, sole_corners)
+from humanoid_balance.control.foot_damping import LEVEL_PER_TICK
+from humanoid_balance.control.modes.kinematic import RETURN_TURN_RATE
 from humanoid_balance.control.stepping import RETURN_SPEED, Stepping
 from humanoid_balance.model.soles import SoleRectangle
 from humanoid_balance.model.support_polygon import SupportPolygon
@@ -191,10 +193,10 @@ def test_a_swing_sole_pressed_below_the_stance_sole_has_landed_and_the_feet_stan
     assert ticks[-1].active == (0,) and stepping.lifted == (False, True)
 
 
-def tipped_stepping(board, stepping):
+def tipped_stepping(board, stepping, turn_rate=None):
     """A Stepping standing on FEET, the right sole on a board ``board`` [m] high; the feet, the CoM and its polygon."""
     config = BalancerConfig(feet=(Foot("left", "l", ()), Foot("right", "r", ())), stepping=stepping)
-    steps = Stepping(config.feet, [SOLE, SOLE], config, REGION)
+    steps = Stepping(config.feet, [SOLE, SOLE], config, REGION, turn_rate)
     feet = [FEET[0], pin.SE3(np.eye(3), FEET[1].translation + [0.0, 0.0, board])]
     polygon = SupportPolygon.of_points(np.vstack([sole_corners(foot, SOLE) for foot in feet]))
     com = np.array([0.0, 0.05, HEIGHT])
@@ -208,9 +210,9 @@ def test_a_foot_a_push_has_lifted_carries_nothing_and_goes_back_down_where_it_st
     changes nothing; 15 mm up beside the left (rolled 5°, drifted 3 cm inwards), it no longer carries the robot
     whatever its load reads, the contact estimator is told (lifted), the CoM reference stays where it was, over both
     feet (not restarted from the CoM over the left sole, which would carry the robot on outwards), and the sole's twist
-    points back where it stood at RETURN_SPEED, turning it flat at swing_gain; within 1 mm of it again, both feet
-    carry."""
-    steps, feet, polygon, com = tipped_stepping(board, stepping=False)
+    points back where it stood at RETURN_SPEED, turning it flat at the kinematic mode's RETURN_TURN_RATE (100 /s at
+    500 Hz), at most LEVEL_PER_TICK of its tilt a tick (20 /s at 100 Hz); within 1 mm of it again, both feet carry."""
+    steps, feet, polygon, com = tipped_stepping(board, stepping=False, turn_rate=RETURN_TURN_RATE)
     home = feet[1]
     nudged = [feet[0], pin.SE3(home.rotation, home.translation + [0.0, 0.0, 0.005])]
     assert steps.update(0.002, com, np.zeros(3), OMEGA, nudged, (0, 1), polygon, com).active == (0, 1)
@@ -222,9 +224,11 @@ def test_a_foot_a_push_has_lifted_carries_nothing_and_goes_back_down_where_it_st
     twist = tick.twists["right"]
     back = np.r_[home.translation[:2] - rolled.translation[:2], -0.015]
     np.testing.assert_allclose(twist[:3], RETURN_SPEED * back / np.linalg.norm(back), atol=1e-12)
-    np.testing.assert_allclose(twist[3:], [-steps.config.swing_gain * np.radians(5.0), 0.0, 0.0], atol=1e-12)
-    tick = steps.update(0.002, com, np.zeros(3), OMEGA, [feet[0], rolled], (0, 1), polygon, com)
+    np.testing.assert_allclose(twist[3:], [-100.0 * np.radians(5.0), 0.0, 0.0], atol=1e-12)
+    assert RETURN_TURN_RATE == 100.0 and LEVEL_PER_TICK / 0.002 == pytest.approx(100.0)
+    tick = steps.update(0.01, com, np.zeros(3), OMEGA, [feet[0], rolled], (0, 1), polygon, com)
     assert tick.over == (0, 1) and not tick.reset_reference  # ... for as long as the foot is up
+    np.testing.assert_allclose(tick.twists["right"][3:], [-20.0 * np.radians(5.0), 0.0, 0.0], atol=1e-12)
     landed = [feet[0], pin.SE3(home.rotation, home.translation + [0.0, 0.0, 0.001])]
     tick = steps.update(0.002, com, np.zeros(3), OMEGA, landed, (0, 1), polygon, com)
     assert tick.active == (0, 1) and steps.lifted == (False, False) and not tick.twists
@@ -235,7 +239,7 @@ def test_a_foot_in_the_air_goes_back_beside_the_carrying_sole_where_it_stood_not
     touching it 2 cm inwards for a tick (the contact estimator saying so, its height level with the other), is still
     sent back to where it stood, not to where it touched (else each touch moved its home on, and the stance narrowed
     by 3-4 cm after a sideways push); and if the carrying sole has slid 1 cm outwards and turned 5° since, the home
-    moves and turns with it, as a rigid pair of feet."""
+    moves and turns with it, as a rigid pair of feet (turned at swing_gain without a turn rate of its own)."""
     steps, feet, polygon, com = tipped_stepping(0.0, stepping=False)
     touched = [feet[0], pin.SE3(feet[1].rotation, feet[1].translation + [0.0, 0.02, 0.0])]
     steps.update(0.002, com, np.zeros(3), OMEGA, touched, (0, 1), polygon, com)

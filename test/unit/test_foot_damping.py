@@ -188,3 +188,23 @@ def test_a_tilted_sole_levels_back_beyond_the_deadband_and_an_aerial_or_unknown_
     desired = [np.array([0.0, 0.0, 300.0, 0.0, 0.0, 0.0])] * 2
     assert set(sole_twists(desired, [desired[0], None], FEET, (0, 1), WEIGHT, GAINS, DT)) == {0}
     assert set(sole_twists(desired, desired, FEET, (1,), WEIGHT, GAINS, DT)) == {1}
+
+
+def test_while_the_robot_may_be_rolling_a_sole_levels_beyond_the_smaller_edge_deadband():
+    """A sole rolled 1.5° about +y between θ₀ = 2° (the estimate's error) and the edge deadband 1°: left alone
+    standing, turned back at k_l (θ − 1°) about −y (its toes down) while the robot may be rolling; without an edge
+    deadband, θ₀ either way."""
+    gains = GAINS._replace(tilt_deadband=math.radians(2.0), edge_deadband=math.radians(1.0), cop_admittance=0.0,
+                           force_difference_admittance=0.0, height_damping=0.0)
+    tilt = math.radians(1.5)
+    rolled = [pin.SE3(pin.utils.rotate("y", tilt), FEET[0].translation), FEET[1]]
+    wrenches = [np.array([0.0, 0.0, 300.0, 0.0, 0.0, 0.0])] * 2
+    standing = sole_twists(wrenches, wrenches, rolled, (0, 1), WEIGHT, gains, DT)
+    np.testing.assert_array_equal(standing[0], 0.0)
+    rolling = sole_twists(wrenches, wrenches, rolled, (0, 1), WEIGHT, gains, DT, rolling=True)
+    np.testing.assert_allclose(rolling[0][3:], [0.0, -gains.level_gain * (tilt - math.radians(1.0)), 0.0], rtol=1e-9,
+                               atol=1e-15)
+    np.testing.assert_array_equal(rolling[1], 0.0)  # the flat sole stays as it is
+    without = sole_twists(wrenches, wrenches, rolled, (0, 1), WEIGHT, gains._replace(edge_deadband=None), DT,
+                          rolling=True)
+    np.testing.assert_array_equal(without[0], 0.0)

@@ -32,6 +32,13 @@ from humanoid_balance.control.zmp_com import GRAVITY, balancing_input
 __all__ = ["KinematicBalance", "KinematicGains"]
 
 MAX_AVERAGE_DCM_ERROR = 0.05  # [m] the DCM error's moving average saturates here (mc_rtc's MAX_AVERAGE_DCM_ERROR)
+ROLLING_EDGE = 0.15  # of a sole's length and width: a stance sole's CoP this near an edge may be rolling over it
+# (kinematic.edge_tilt_deadband); at the floor's EDGE_MARGIN, 25 %, it took in the CoPs that CoM errors of 2 cm shift
+# while standing (bench robustness (d): its pushes never settled), at 10 % TALOS's toes tipped 1.76° instead of 1.52°
+RETURN_TURN_RATE = 100.0  # [1/s] a foot a push has lifted (no step) turns back level at this rate per radian: the
+# position drives hold it to the base, which rocks on the carrying sole, and at swing_gain (20 /s) it lagged and landed
+# on its edge (kangaroo_like pushed sideways at 90 % of its feet's LIPM bound: 2.6°, here 1.8°); on torque drives the
+# faster turn rocked the carrying sole further (TALOS: 6.9 -> 8.9°), so the other modes keep swing_gain
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,12 @@ class KinematicGains:
                                            "bounce on its legs and the carrying sole hopped)", "1/s")
     sole_tilt_deadband: float = tunable(0.0218, "the tilt a stance sole keeps without levelling (the estimate's "
                                                 "error: an IMU's bias, 1.25°)", "rad")
+    edge_tilt_deadband: float = tunable(0.0131, "the tilt a stance sole keeps without levelling while the robot may "
+                                                "be rolling over an edge: a foot has left the floor, or a stance "
+                                                "sole's CoP, distributed or measured, lies within 15 % of the sole "
+                                                "of an edge. 0.75°, within the "
+                                                "estimate's error otherwise (sensor noise and biases leave a sole up "
+                                                "to 1.8° off the floor it stands flat on)", "rad")
 
 
 class KinematicBalance(BalanceController):
@@ -78,6 +91,7 @@ class KinematicBalance(BalanceController):
     mode = "kinematic"
     Gains = KinematicGains
     lever_rule = True
+    return_turn_rate = RETURN_TURN_RATE
 
     def __init__(self, robot, config, extra_sections=()):
         super().__init__(robot, config, extra_sections)
@@ -87,8 +101,9 @@ class KinematicBalance(BalanceController):
         self.foot_damping = FootDampingGains(gains.cop_admittance, gains.force_difference_admittance,
                                              gains.sole_height_damping, gains.max_sole_tilt_rate,
                                              gains.max_sole_lift_rate, gains.sole_level_gain, gains.sole_tilt_deadband,
-                                             gains.cop_damping_lead)
+                                             gains.cop_damping_lead, gains.edge_tilt_deadband)
         self.controls_soles = bool(gains.cop_admittance or gains.force_difference_admittance or gains.sole_level_gain)
+        self.inner_soles = [rectangle.inset(ROLLING_EDGE) for rectangle in self.distribution.rectangles]
         self.sole_twists = {}  # the stance soles' twists of the last update, foot index → [v; ω] (world-aligned)
         self.last_sole_wrenches = None  # the measured sole wrenches of the last update (foot damping's torque rates)
 
@@ -128,7 +143,8 @@ class KinematicBalance(BalanceController):
         # sole's CoP is put on its edge towards the capture point (the ankle's share), the swing lands where asked
         self.sole_twists = sole_twists(distribution.wrenches, state.sole_wrenches, tick.placements, tick.active,
                                        self.mass * GRAVITY, self.foot_damping, tick.dt, self.floor.normal,
-                                       self.last_sole_wrenches) \
+                                       self.last_sole_wrenches,
+                                       self._rolling(tick.active, distribution.wrenches, state.sole_wrenches)) \
             if self.controls_soles and state.sole_wrenches and not stepping else {}
         self.last_sole_wrenches = state.sole_wrenches
         if self.sole_twists:
@@ -139,3 +155,13 @@ class KinematicBalance(BalanceController):
         resolution = self.resolver.resolve(state.q, u, omega, twists=twists, joint_rates=tick.rates,
                                            rate_bounds=self._range_rates(tick.twists, tick.dt))
         return resolution.output_velocity
+
+    def _rolling(self, active, desired, measured):
+        """Whether the robot may be rolling over an edge of its support, so that its soles' tilts are no estimate's
+        error: a foot has left the floor (no step lifted it: a push has tipped the robot), or a stance sole's
+        ``desired`` (distributed) or ``measured`` wrench puts its CoP within ROLLING_EDGE of an edge (a measured None:
+        unknown)."""
+        inner = self.inner_soles
+        return len(active) < len(desired) or any(
+            not inner[foot].holds_cop(desired[foot]) or
+            (measured[foot] is not None and not inner[foot].holds_cop(measured[foot])) for foot in active)
