@@ -36,9 +36,9 @@ turned since), at ``swing_gain`` up to RETURN_SPEED, turning back level at the m
 mode's position drives hold the foot to the base, which rocks on the carrying sole: it turns faster). (Its home
 followed it before, wherever it touched: a foot skimming the floor as the robot rocked came down 3-4 cm inwards after
 a sideways push.) The CoM reference stays where it was, over both feet (``over``): the robot is to come back onto
-them. (Restarted from the CoM over the carrying sole
-instead, it led the robot on outwards: kangaroo_like pushed sideways at 90 % of its feet's LIPM bound ended with its
-CoM 1.3 cm inside that sole's outer edge, and fell or rocked.) Units: SI.
+them. (Restarted from the CoM over the carrying sole instead, it led the robot on outwards: kangaroo_like pushed
+sideways at 90 % of its feet's LIPM bound ended with its CoM 1.3 cm inside that sole's outer edge, and fell or
+rocked.) Units: SI.
 """
 from typing import NamedTuple, Optional
 

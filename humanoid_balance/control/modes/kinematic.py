@@ -80,9 +80,9 @@ class KinematicGains:
     edge_tilt_deadband: float = tunable(0.0131, "the tilt a stance sole keeps without levelling while the robot may "
                                                 "be rolling over an edge: a foot has left the floor, or a stance "
                                                 "sole's CoP, distributed or measured, lies within 15 % of the sole "
-                                                "of an edge. 0.75°, within the "
-                                                "estimate's error otherwise (sensor noise and biases leave a sole up "
-                                                "to 1.8° off the floor it stands flat on)", "rad")
+                                                "of an edge. 0.75°, within the estimate's error otherwise (sensor "
+                                                "noise and biases leave a sole up to 1.8° off the floor it stands "
+                                                "flat on)", "rad")
 
 
 class KinematicBalance(BalanceController):
