@@ -197,7 +197,7 @@ class WrenchDistribution:
                               warm_starting=True, check_termination=5)  # warm-started, a tick converges in ~26
                               # iterations: stop at 30
             self.active, self.last_feasible, self.constraints = active, None, (qp.A, qp.l, qp.u)
-            self.bounds = self._cop_bounds(active, None)
+            self.bounds = qp.A[self.bound_cells].tolist()  # as built: the rectangles' own
             self.A_data = A.data
         else:
             P, q = self.objective(G, w_d)
