@@ -1,13 +1,13 @@
 """The J-busy limbs' stage of a balance tick (control.limb_preview) against hand-computed figures: a one-joint limb
 following a constant 0.2 rad/s for 2 s is sent 0.2 rad/s at full speed, a limb without a trajectory zeros; a new
-trajectory is taken up once; the momentum matrix is recomputed every MOMENTUM_MAP_TICKS updates while a limb moves,
-never while none does; a limb whose angular momentum would carry the ZMP out of a 2 cm support is slowed."""
+trajectory is taken up once; the preview is taken every PREVIEW_STEP of the stamps' clock and the momentum matrix
+every MOMENTUM_MAP_PREVIEWS previews while a limb moves, never while none does; a limb whose angular momentum would carry the ZMP out of a 2 cm support is slowed."""
 import numpy as np
 import pytest
 
 from humanoid_balance.control.joint_trajectory import LimbTrajectory
-from humanoid_balance.control.limb_motion import SLOWED, TrajectoryClock
-from humanoid_balance.control.limb_preview import MOMENTUM_MAP_TICKS, LimbPreview
+from humanoid_balance.control.limb_motion import PREVIEW_STEP, SLOWED, TrajectoryClock
+from humanoid_balance.control.limb_preview import MOMENTUM_MAP_PREVIEWS, LimbPreview
 from humanoid_balance.model.support_polygon import SupportPolygon
 
 DT, MASS, HEIGHT = 0.002, 50.0, 0.8
@@ -44,12 +44,13 @@ def run(stage, trajectories, momentum_map, ticks, polygon=None):
 def test_a_constant_rate_is_sent_as_it_is_and_an_idle_limb_holds():
     stage = preview()
     trajectories = {"arm": constant()}
-    sent, calls, position = run(stage, trajectories, np.zeros((6, 8)), 12)
+    sent, calls, position = run(stage, trajectories, np.zeros((6, 8)), 60)
     for rates, limitations in sent:
         assert rates["arm"] == pytest.approx([RATE], abs=1e-12) and rates["head"] == pytest.approx([0.0])
         assert limitations == ()
-    assert calls == [0, 5, 10] and MOMENTUM_MAP_TICKS == 5  # 12 updates: the matrix of updates 1, 6, 11
-    assert position[0] == pytest.approx(12 * DT * RATE)
+    # 60 updates of 2 ms: a preview every 10 ms (updates 0, 5, ..., 55), the matrix every fifth (0, 25, 50)
+    assert PREVIEW_STEP == 0.01 and MOMENTUM_MAP_PREVIEWS == 5 and calls == [0, 25, 50]
+    assert position[0] == pytest.approx(60 * DT * RATE)
     assert stage.followed == trajectories
 
 
