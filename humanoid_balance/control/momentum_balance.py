@@ -5,26 +5,25 @@
    where (δ, ε) is the unit quaternion of R_Δ = R_dᵀ R (base orientation error) and h = [p; l] the centroidal
    momentum. By eq. 37, Σ J̄_ibᵀ w_i = Λ_h Σ_i (w_i at the CoM), so eq. 38 asks the contact wrenches to sum,
    at the CoM, to w_d.
-2. Contact-wrench distribution as a QP, built apart from its solution: min ‖Σ G_i w_i − w_d‖²_W + λ‖w‖²
-   subject to f_z ≥ f_min, the friction pyramid |f_x|, |f_y| ≤ μ f_z, the CoP inside the sole rectangle (less
-   ``stance_cop_margin`` of its length and width on each side for a foot alone, ``cop_margin`` for feet sharing the
-   load) and |τ_z| ≤ μ_τ f_z, every w_i
-   being a sole wrench in its sole frame. Solved by OSQP, warm-started. Its solution's internal forces between the
-   feet (N w, N = I − G⁺G, G = [G_1 … G_k]), which do nothing for the CoM, are then taken out as far as the
-   constraints allow: w moves towards G⁺G w, the least wrenches of the same sum, up to the first constraint it
-   meets, and the next solve starts from there. λ (1e-9) only keeps the QP strictly convex; without the step the
-   internal forces stayed wherever the warm start had left them, up to the friction pyramid's edge (TALOS's feet
-   squeezed sideways at μ f_z after a backward push, slid and rolled inwards). A foot that carries the robot alone
-   keeps its CoP off the edges, so that it does not tip over one when the wrench saturates there: the joint
-   impedance, the swing leg's reaction and the model's errors add their own ankle torque on top (TALOS, on its
-   stance foot in a backward recovery step, rolled over its heel with the CoP on the edge and fell). Feet that share
-   the load keep one too, for the same reason (without one, pushed at 90 % of what the feet allow,
-   kangaroo_like's soles rolled 5–9°). A sole sharing the load that tilts from the floor all the same, rolling over
-   an edge, has that edge's CoP bound moved inwards by a gain per radian of tilt beyond a deadband (``tipping``; at
-   most TIPPING_CUT of the length or width its margins leave): its ankle torque eases and lets it back down, the
-   other foot taking the load, instead of holding it on the edge at the bound (TALOS pushed backwards at 90 % of what
-   its feet allow rolled 9.8°). A foot alone keeps its whole sole: cut there too, kangaroo_like's recovery from a
-   30 N·s backward push took three steps and fell.
+2. Contact-wrench distribution as a QP, built apart from its solution: min ‖Σ G_i w_i − w_d‖²_W + λ‖w‖² subject to f_z ≥
+   f_min, the friction pyramid |f_x|, |f_y| ≤ μ f_z, the CoP inside the sole rectangle (less ``stance_cop_margin`` of
+   its length and width on each side for a foot alone, ``cop_margin`` for feet sharing the load) and |τ_z| ≤ μ_τ f_z,
+   every w_i being a sole wrench in its sole frame. Solved by OSQP, warm-started. Its solution's internal forces between
+   the feet (N w, N = I − G⁺G, G = [G_1 … G_k]), which do nothing for the CoM, are then taken out as far as the
+   constraints allow: w moves towards G⁺G w, the least wrenches of the same sum, up to the first constraint it meets,
+   and the next solve starts from there. Where the least wrenches of w_d meet the constraints, that is where the
+   solution ends, so they are taken without calling OSQP. λ (1e-9) only keeps the QP strictly convex; without the step
+   the internal forces stayed wherever the warm start had left them, up to the friction pyramid's edge (TALOS's feet
+   squeezed sideways at μ f_z after a backward push, slid and rolled inwards). A foot that carries the robot alone keeps
+   its CoP off the edges, so that it does not tip over one when the wrench saturates there: the joint impedance, the
+   swing leg's reaction and the model's errors add their own ankle torque on top (TALOS, on its stance foot in a
+   backward recovery step, rolled over its heel with the CoP on the edge and fell). Feet that share the load keep one
+   too, for the same reason (without one, pushed at 90 % of what the feet allow, kangaroo_like's soles rolled 5–9°). A
+   sole sharing the load that tilts from the floor all the same, rolling over an edge, has that edge's CoP bound moved
+   inwards by a gain per radian of tilt beyond a deadband (``tipping``; at most TIPPING_CUT of the length or width its
+   margins leave): its ankle torque eases and lets it back down, the other foot taking the load, instead of holding it
+   on the edge at the bound (TALOS pushed backwards at 90 % of what its feet allow rolled 9.8°). A foot alone keeps its
+   whole sole: cut there too, kangaroo_like's recovery from a 30 N·s backward push took three steps and fell.
 3. Joint torques τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (J̄_iq = J_i Q^{+M}); gravity needs no separate
    term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z). Joints
    that move (embedded limb motions) add their decoupled inverse dynamics: τ = Λ_q (q̈_d + Q M⁻¹ (h − Σ J_iᵀ w_i)),
@@ -130,8 +129,8 @@ class DistributionResult(NamedTuple):
     wrenches: np.ndarray  # (contacts, 6) sole wrenches, sole frames [N, N·m]
     status: QpStatus
     residual: np.ndarray  # Σ G_i w_i − w_d (6,)
-    solve_time: float     # OSQP solve time [s]
-    iterations: int = 0   # OSQP's ADMM iterations
+    solve_time: float     # OSQP solve time [s] (0: not called)
+    iterations: int = 0   # OSQP's ADMM iterations (0: the least wrenches met the constraints, OSQP not called)
 
 
 class WrenchDistribution:
@@ -179,13 +178,19 @@ class WrenchDistribution:
 
     def solve(self, G_list, w_d, active, mass, edge_tilts=None):
         """Distribute ``w_d`` over the active contacts; fall back (and say so) when OSQP fails. ``edge_tilts``: per
-        foot, how its sole leans towards its edges (control.floor.Floor.edge_tilts; None: flat)."""
+        foot, how its sole leans towards its edges (control.floor.Floor.edge_tilts; None: flat).
+
+        The least wrenches of the sum ``w_d`` (:meth:`_least_wrenches`) are where the QP's solution ends after its
+        internal forces are taken out whenever they meet the constraints (from any feasible x the straight path to
+        them stays feasible), so then they are the distribution and OSQP is not called (iterations 0): standing and
+        in moderate motions, most ticks."""
         active = tuple(active)
         wrenches = np.zeros((len(self.rectangles), 6))
         if not active:
             return DistributionResult(wrenches, QpStatus.NO_CONTACT, -w_d, 0.0)
         G = _stacked(G_list, active)
-        if active != self.active:
+        built = active != self.active
+        if built:
             qp = self.build(G_list, w_d, active)
             self.solver = osqp.OSQP()
             upper = sparse.csc_matrix(np.triu(np.ones_like(qp.P)))  # dense upper triangle, CSC order
@@ -199,11 +204,18 @@ class WrenchDistribution:
             self.active, self.last_feasible, self.constraints = active, None, (qp.A, qp.l, qp.u)
             self.bounds = qp.A[self.bound_cells].tolist()  # as built: the rectangles' own
             self.A_data = A.data
-        else:
-            P, q = self.objective(G, w_d)
-            self.solver.update(Px=P[self.upper_index], q=q)
         if self.tipping_gain > 0.0:
             self._tip(active, edge_tilts)
+        least = self._least_wrenches(G, w_d)
+        A, lower, upper = self.constraints
+        at = A @ least
+        if (at >= lower).all() and (at <= upper).all():  # (NaN fails both: the solver's fallbacks then)
+            self.solver.warm_start(x=least)
+            self.last_feasible = least
+            return self._result(wrenches, active, least, QpStatus.SOLVED, G, w_d, 0.0, 0)
+        if not built:
+            P, q = self.objective(G, w_d)
+            self.solver.update(Px=P[self.upper_index], q=q)
         result = self.solver.solve(raise_error=False)
         solve_time = float(result.info.solve_time)
         if result.info.status in ("solved", "solved inaccurate") and np.isfinite(result.x).all():
@@ -217,9 +229,14 @@ class WrenchDistribution:
             x = np.zeros(6 * len(active))
             x[2::6] = mass * GRAVITY / len(active)
             status = QpStatus.GRAVITY_ONLY
+        return self._result(wrenches, active, x, status, G, w_d, solve_time, int(result.info.iter))
+
+    @staticmethod
+    def _result(wrenches, active, x, status, G, w_d, solve_time, iterations):
+        """The DistributionResult of the stacked wrenches ``x`` of the ``active`` contacts."""
         for k, i in enumerate(active):
             wrenches[i] = x[6 * k:6 * k + 6]
-        return DistributionResult(wrenches, status, G @ x - w_d, solve_time, int(result.info.iter))
+        return DistributionResult(wrenches, status, G @ x - w_d, solve_time, iterations)
 
     def _cop_rectangles(self, active):
         """Per foot, the rectangle its CoP keeps to for the contact set ``active``: less ``cop_margin`` when the feet
@@ -270,15 +287,14 @@ class WrenchDistribution:
             self.A_data[self.bound_index] = bounds
             self.solver.update(Ax=self.A_data)
 
-    def _without_internal_forces(self, x, G):
-        """``x`` moved towards G⁺G x — the same sum G x with no internal forces — as far as the constraints allow
-        (from x, which meets them, to the first one the straight path meets). With a ``torque_length`` ℓ, towards
-        the least wrenches of the same sum in the norm ‖f‖² + ‖τ/ℓ‖² instead, S⁻¹Gᵀ(G S⁻¹Gᵀ)⁻¹ G x with
-        S = diag(1, 1, 1, ℓ⁻², ℓ⁻², ℓ⁻²) per sole: an ankle torque costs as much as a force at ℓ, so the feet's loads
-        follow the ZMP (the lever rule) and their CoPs stay near their centres (Caron et al. 2019's ankle-torque
-        minimisation; a foot on position drives is pushed onto an edge by a CoP asked there)."""
+    def _least_wrenches(self, G, total):
+        """The least wrenches (6 k,) whose sum at the CoM is ``total`` (6,): G⁺ total, the least in ‖w‖²; with a
+        ``torque_length`` ℓ, the least in ‖f‖² + ‖τ/ℓ‖², S⁻¹Gᵀ(G S⁻¹Gᵀ)⁻¹ total with S = diag(1, 1, 1, ℓ⁻², ℓ⁻², ℓ⁻²)
+        per sole: an ankle torque costs as much as a force at ℓ, so the feet's loads follow the ZMP (the lever rule)
+        and their CoPs stay near their centres (Caron et al. 2019's ankle-torque minimisation; a foot on position
+        drives is pushed onto an edge by a CoP asked there)."""
         if self.torque_length is None:
-            *_, projected, info = lapack.dgesv(G @ G.T, G @ x)  # LAPACK's solve without np.linalg's wrapper (~3 µs)
+            *_, projected, info = lapack.dgesv(G @ G.T, total)  # LAPACK's solve without np.linalg's wrapper (~3 µs)
             least = G.T @ projected
         else:
             scale = self._lever_scales.get(G.shape[1])  # S^-1/2, once per number of contacts
@@ -286,11 +302,17 @@ class WrenchDistribution:
                 ell = self.torque_length
                 scale = self._lever_scales[G.shape[1]] = np.tile((1.0, 1.0, 1.0, ell, ell, ell), G.shape[1] // 6)
             G_scaled = G * scale
-            *_, projected, info = lapack.dgesv(G_scaled @ G_scaled.T, G @ x)
+            *_, projected, info = lapack.dgesv(G_scaled @ G_scaled.T, total)
             least = scale * (G_scaled.T @ projected)
         if info != 0:
             raise np.linalg.LinAlgError(f"the contact wrench map G Gᵀ is singular (dgesv info {info})")
-        direction = least - x  # −N x, N the null space of G in the norm above
+        return least
+
+    def _without_internal_forces(self, x, G):
+        """``x`` moved towards the least wrenches of the same sum G x (:meth:`_least_wrenches`: no internal forces,
+        −N x the step, N the null space of G in their norm) as far as the constraints allow (from x, which meets
+        them, to the first one the straight path meets)."""
+        direction = self._least_wrenches(G, G @ x) - x
         A, lower, upper = self.constraints
         at, along = A @ x, A @ direction
         room = np.full(len(along), np.inf)  # the step to each constraint along ``direction`` (none: ∞), dividing

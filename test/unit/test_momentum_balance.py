@@ -93,6 +93,31 @@ def test_the_feet_squeeze_each_other_no_more_than_the_desired_wrench_asks(kangar
     np.testing.assert_allclose(result.residual, 0.0, atol=1e-6)
 
 
+@pytest.mark.parametrize("torque_length", [None, 0.05])
+def test_wrenches_within_the_constraints_are_the_least_ones_without_the_solver(kangaroo, torque_length):
+    """Desired wrenches the feet give with their CoPs inside (a standing robot's, its CoM a centimetre off): the
+    distribution is the least wrenches of the sum, numpy's pseudo-inverse of Σ G_i (with a torque length ℓ, of
+    Σ G_i S^-1/2 in the scaled wrenches S^1/2 w, S = diag(1, 1, 1, ℓ⁻², ℓ⁻², ℓ⁻²): the lever rule), found without
+    OSQP (0 iterations); one beyond the soles' reach goes to OSQP and keeps the CoPs inside."""
+    robot, _, _, placements, com, rectangles = kangaroo
+    mass = robot.total_mass
+    distribution = WrenchDistribution(rectangles, mu=0.7, f_min=10.0, torque_length=torque_length)
+    G = [contact_wrench_map(M, com) for M in placements]
+    scale = np.tile([1.0, 1.0, 1.0] + [1.0 if torque_length is None else torque_length] * 3, 2)  # S^-1/2
+    for shift in ([0, 0, 0], [0.01, 0.005, 0], [-0.01, -0.01, 0.005]):
+        w_d = desired_com_wrench(mass, com + np.array(shift), com, np.eye(3), np.eye(3), np.zeros(6), GAINS)
+        result = distribution.solve(G, w_d, (0, 1), mass)
+        assert result.status == QpStatus.SOLVED and result.iterations == 0
+        least = scale * (np.linalg.pinv(np.hstack(G) * scale) @ w_d)
+        np.testing.assert_allclose(result.wrenches.ravel(), least, atol=1e-9 * mass * 9.81)
+    push = desired_com_wrench(mass, com, com, np.eye(3), np.eye(3), np.zeros(6), GAINS) \
+        + mass * 9.81 * np.array([0.0, 0.0, 0.0, 0.2, -0.2, 0.0])  # a ZMP 20 cm off: beyond the soles
+    result = distribution.solve(G, push, (0, 1), mass)
+    assert result.status == QpStatus.SOLVED and result.iterations > 0
+    for wrench, rectangle, torsion in zip(result.wrenches, rectangles, distribution.torsion):
+        check_constraints(wrench, rectangle, 0.7, 10.0, torsion)
+
+
 def test_a_saturated_push_is_distributed_within_a_thousand_iterations_as_exactly_as_daqp_finds_it(kangaroo):
     """A push's desired wrenches beyond what the feet can give (swept through 300 ticks, warm-started as a balancer
     does) at the modes' WRENCH_TOLERANCE: each solved by OSQP within 1,000 ADMM iterations (at 1e-10 it ran to its
