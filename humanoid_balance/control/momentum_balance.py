@@ -10,22 +10,20 @@
    its length and width on each side for a foot alone, ``cop_margin`` for feet sharing the load) and |τ_z| ≤ μ_τ f_z,
    every w_i being a sole wrench in its sole frame. Solved by OSQP, warm-started. Its solution's internal forces between
    the feet (N w, N = I − G⁺G, G = [G_1 … G_k]), which do nothing for the CoM, are then taken out as far as the
-   constraints allow: w becomes the least wrenches with its sum G w within the constraints (a QP of its own, solved
-   exactly by DAQP's active set), and the next solve starts from there. In the least wrenches' norm an ankle torque
-   costs as a force at ``torque_length`` (the lever rule) and a sole's tangential force in inverse proportion to its
-   load, so that the soles work at one friction ratio (an unloading foot sliding otherwise). Where the least wrenches of
-   w_d meet the constraints they are the solution, and OSQP is not called. λ (1e-9) only keeps the QP strictly convex;
-   without the step the internal forces stayed wherever the warm start had left them, up to the friction pyramid's edge
-   (TALOS's feet squeezed sideways at μ f_z after a backward push, slid and rolled inwards). A foot that carries the
-   robot alone keeps its CoP off the edges, so that it does not tip over one when the wrench saturates there: the joint
-   impedance, the swing leg's reaction and the model's errors add their own ankle torque on top (TALOS, on its stance
-   foot in a backward recovery step, rolled over its heel with the CoP on the edge and fell). Feet that share the load
-   keep one too, for the same reason (without one, pushed at 90 % of what the feet allow, kangaroo_like's soles rolled
-   5–9°). A sole sharing the load that tilts from the floor all the same, rolling over an edge, has that edge's CoP
-   bound moved inwards by a gain per radian of tilt beyond a deadband (``tipping``; at most TIPPING_CUT of the length or
-   width its margins leave): its ankle torque eases and lets it back down, the other foot taking the load, instead of
-   holding it on the edge at the bound (TALOS pushed backwards at 90 % of what its feet allow rolled 9.8°). A foot alone
-   keeps its whole sole: cut there too, kangaroo_like's recovery from a 30 N·s backward push took three steps and fell.
+   constraints allow: w moves towards G⁺G w, the least wrenches of the same sum, up to the first constraint it meets,
+   and the next solve starts from there. Where the least wrenches of w_d meet the constraints, that is where the
+   solution ends, so they are taken without calling OSQP. λ (1e-9) only keeps the QP strictly convex; without the step
+   the internal forces stayed wherever the warm start had left them, up to the friction pyramid's edge (TALOS's feet
+   squeezed sideways at μ f_z after a backward push, slid and rolled inwards). A foot that carries the robot alone keeps
+   its CoP off the edges, so that it does not tip over one when the wrench saturates there: the joint impedance, the
+   swing leg's reaction and the model's errors add their own ankle torque on top (TALOS, on its stance foot in a
+   backward recovery step, rolled over its heel with the CoP on the edge and fell). Feet that share the load keep one
+   too, for the same reason (without one, pushed at 90 % of what the feet allow, kangaroo_like's soles rolled 5–9°). A
+   sole sharing the load that tilts from the floor all the same, rolling over an edge, has that edge's CoP bound moved
+   inwards by a gain per radian of tilt beyond a deadband (``tipping``; at most TIPPING_CUT of the length or width its
+   margins leave): its ankle torque eases and lets it back down, the other foot taking the load, instead of holding it
+   on the edge at the bound (TALOS pushed backwards at 90 % of what its feet allow rolled 9.8°). A foot alone keeps its
+   whole sole: cut there too, kangaroo_like's recovery from a 30 N·s backward push took three steps and fell.
 3. Joint torques τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (J̄_iq = J_i Q^{+M}); gravity needs no separate
    term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z). Joints
    that move (embedded limb motions) add their decoupled inverse dynamics: τ = Λ_q (q̈_d + Q M⁻¹ (h − Σ J_iᵀ w_i)),
@@ -37,7 +35,6 @@ Units: N, N·m, m, kg.
 from enum import StrEnum
 from typing import NamedTuple
 
-import daqp
 import numpy as np
 import osqp
 import pinocchio as pin
@@ -48,8 +45,6 @@ __all__ = ["QpStatus", "MomentumGains", "desired_com_wrench", "contact_wrench_ma
            "DistributionResult", "joint_torques"]
 
 GRAVITY = 9.81
-DAQP_INFINITY = 1e30  # DAQP's bound for "none"
-EQUALITY = 5  # DAQP's sense of an equality row (active and immutable)
 TIPPING_CUT = 0.45  # a tipping sole's CoP bound moves in at most this fraction of the length or width its margins leave
 
 
@@ -155,11 +150,9 @@ class WrenchDistribution:
                         for r in self.rectangles]
         self.solver = None
         self._regularizers = {}  # 6 k → λ I (6 k, 6 k)
-        self._lever_scales = {}  # k → S^-1/2 (6 k,) of the torque length, k contacts
-        self.loads = None  # the active soles' normal forces of the last distribution, at least f_min [N]
+        self._lever_scales = {}  # 6 k → S^-1/2 (6 k,), the lever rule's
         self.active = None
         self.last_feasible = None
-        self._senses = {}  # constraint rows → DAQP's senses of the internal forces' QP
 
     def objective(self, G, w_d):
         """P, q of ‖Σ G_i w_i − w_d‖²_W + λ‖w‖² over the active contacts, G = [G_1 … G_k] (6, 6k)."""
@@ -208,7 +201,7 @@ class WrenchDistribution:
                               eps_abs=self.tolerance, eps_rel=self.tolerance, max_iter=10000, polishing=False,
                               warm_starting=True, check_termination=5)  # warm-started, a tick converges in ~26
                               # iterations: stop at 30
-            self.active, self.last_feasible, self.loads, self.constraints = active, None, None, (qp.A, qp.l, qp.u)
+            self.active, self.last_feasible, self.constraints = active, None, (qp.A, qp.l, qp.u)
             self.bounds = qp.A[self.bound_cells].tolist()  # as built: the rectangles' own
             self.A_data = A.data
         if self.tipping_gain > 0.0:
@@ -218,7 +211,7 @@ class WrenchDistribution:
         at = A @ least
         if (at >= lower).all() and (at <= upper).all():  # (NaN fails both: the solver's fallbacks then)
             self.solver.warm_start(x=least)
-            self.last_feasible, self.loads = least, np.maximum(least[2::6], self.f_min)
+            self.last_feasible = least
             return self._result(wrenches, active, least, QpStatus.SOLVED, G, w_d, 0.0, 0)
         if not built:
             P, q = self.objective(G, w_d)
@@ -229,7 +222,7 @@ class WrenchDistribution:
             x = self._without_internal_forces(result.x, G)
             status = QpStatus.SOLVED
             self.solver.warm_start(x=x)
-            self.last_feasible, self.loads = x.copy(), np.maximum(x[2::6], self.f_min)
+            self.last_feasible = x.copy()
         elif self.last_feasible is not None:
             x, status = self.last_feasible, QpStatus.LAST_FEASIBLE
         else:
@@ -295,53 +288,37 @@ class WrenchDistribution:
             self.solver.update(Ax=self.A_data)
 
     def _least_wrenches(self, G, total):
-        """The least wrenches (6 k,) whose sum at the CoM is ``total`` (6,) in the norm of :meth:`_norm_scale`,
-        S⁻¹Gᵀ(G S⁻¹Gᵀ)⁻¹ total."""
-        scale = self._norm_scale(G.shape[1] // 6)
-        G_scaled = G * scale
-        *_, projected, info = lapack.dgesv(G_scaled @ G_scaled.T, total)  # LAPACK's solve without np.linalg's
-        if info != 0:                                                       # wrapper (~3 µs)
+        """The least wrenches (6 k,) whose sum at the CoM is ``total`` (6,): G⁺ total, the least in ‖w‖²; with a
+        ``torque_length`` ℓ, the least in ‖f‖² + ‖τ/ℓ‖², S⁻¹Gᵀ(G S⁻¹Gᵀ)⁻¹ total with S = diag(1, 1, 1, ℓ⁻², ℓ⁻², ℓ⁻²)
+        per sole: an ankle torque costs as much as a force at ℓ, so the feet's loads follow the ZMP (the lever rule)
+        and their CoPs stay near their centres (Caron et al. 2019's ankle-torque minimisation; a foot on position
+        drives is pushed onto an edge by a CoP asked there)."""
+        if self.torque_length is None:
+            *_, projected, info = lapack.dgesv(G @ G.T, total)  # LAPACK's solve without np.linalg's wrapper (~3 µs)
+            least = G.T @ projected
+        else:
+            scale = self._lever_scales.get(G.shape[1])  # S^-1/2, once per number of contacts
+            if scale is None:
+                ell = self.torque_length
+                scale = self._lever_scales[G.shape[1]] = np.tile((1.0, 1.0, 1.0, ell, ell, ell), G.shape[1] // 6)
+            G_scaled = G * scale
+            *_, projected, info = lapack.dgesv(G_scaled @ G_scaled.T, total)
+            least = scale * (G_scaled.T @ projected)
+        if info != 0:
             raise np.linalg.LinAlgError(f"the contact wrench map G Gᵀ is singular (dgesv info {info})")
-        return scale * (G_scaled.T @ projected)
-
-    def _norm_scale(self, contacts):
-        """S^-1/2 (6 k,) of the least wrenches' norm ‖S^1/2 w‖² = Σ_i |f_t,i|² f̄_z / f_z,i + f_z,i² + |τ_i / ℓ|²
-        over ``contacts`` soles:
-        * an ankle torque costs as much as a force at ``torque_length`` ℓ (1 m without one): with a short ℓ the feet's
-          loads follow the ZMP (the lever rule) and their CoPs stay near their centres (Caron et al. 2019's
-          ankle-torque minimisation; a foot on position drives is pushed onto an edge by a CoP asked there);
-        * a sole's tangential force costs in inverse proportion to its share of the load (f_z,i of the last
-          distribution, at least f_min; f̄_z their mean): the least then puts every sole at the same friction ratio,
-          |f_t,i| ∝ f_z,i, where equal costs gave an unloading foot the same sideways force as the loaded one
-          (kangaroo_like pushed on a 5° slope: its left sole at 75 N carried 32 N sideways and slid 8 mm)."""
-        base = self._lever_scales.get(contacts)  # once per number of contacts
-        if base is None:
-            ell = 1.0 if self.torque_length is None else self.torque_length
-            base = self._lever_scales[contacts] = np.tile((1.0, 1.0, 1.0, ell, ell, ell), contacts)
-        loads = self.loads
-        if loads is None or contacts < 2:
-            return base
-        share = np.sqrt(loads / loads.mean())
-        scale = base.copy()
-        scale[0::6] *= share
-        scale[1::6] *= share
-        return scale
+        return least
 
     def _without_internal_forces(self, x, G):
-        """The least wrenches (:meth:`_norm_scale`) with the sum G x of the solution ``x`` within the constraints:
-        argmin ‖S^1/2 w‖² s.t. G w = G x, l ≤ A w ≤ u (DAQP, exact), as optimal as x with no internal forces the
-        constraints do not ask for; ``x`` if DAQP fails."""
+        """``x`` moved towards the least wrenches of the same sum G x (:meth:`_least_wrenches`: no internal forces,
+        −N x the step, N the null space of G in their norm) as far as the constraints allow (from x, which meets
+        them, to the first one the straight path meets)."""
+        direction = self._least_wrenches(G, G @ x) - x
         A, lower, upper = self.constraints
-        scale = self._norm_scale(G.shape[1] // 6)
-        total = G @ x
-        bounds_upper = np.concatenate([total, np.minimum(upper, DAQP_INFINITY)])
-        bounds_lower = np.concatenate([total, np.maximum(lower, -DAQP_INFINITY)])
-        senses = self._senses.get(len(lower))
-        if senses is None:
-            senses = self._senses[len(lower)] = np.r_[np.full(6, EQUALITY), np.zeros(len(lower))].astype(np.intc)
-        least, _, flag, _ = daqp.solve(np.diag(scale ** -2), np.zeros(len(x)), np.vstack([G, A]), bounds_upper,
-                                       bounds_lower, senses)
-        return least if flag == 1 else x
+        at, along = A @ x, A @ direction
+        room = np.full(len(along), np.inf)  # the step to each constraint along ``direction`` (none: ∞), dividing
+        np.divide(upper - at, along, out=room, where=along > 0.0)  # only where it moves towards a bound
+        np.divide(lower - at, along, out=room, where=along < 0.0)
+        return x + min(1.0, max(0.0, float(room.min()))) * direction
 
 
 def _stacked(G_list, active):
