@@ -10,11 +10,12 @@
    its length and width on each side for a foot alone, ``cop_margin`` for feet sharing the load) and |τ_z| ≤ μ_τ f_z,
    every w_i being a sole wrench in its sole frame. Solved by OSQP, warm-started. Its solution's internal forces between
    the feet (N w, N = I − G⁺G, G = [G_1 … G_k]), which do nothing for the CoM, are then taken out as far as the
-   constraints allow: w moves towards G⁺G w, the least wrenches of the same sum, up to the first constraint it meets,
-   and the next solve starts from there. Where the least wrenches of w_d meet the constraints, that is where the
-   solution ends, so they are taken without calling OSQP. λ (1e-9) only keeps the QP strictly convex; without the step
-   the internal forces stayed wherever the warm start had left them, up to the friction pyramid's edge (TALOS's feet
-   squeezed sideways at μ f_z after a backward push, slid and rolled inwards). A foot that carries the robot alone keeps
+   constraints allow: w becomes the least wrenches with its sum G w within the constraints, a QP of its own solved
+   exactly by DAQP's active set (OSQP's next solve starts from its own iterate, which converges faster than from that
+   point). Where the least wrenches of w_d meet the constraints, that is where the solution ends, so they are taken
+   without calling OSQP. λ (1e-9) only keeps the QP strictly convex; without the step the internal forces stayed
+   wherever the warm start had left them, up to the friction pyramid's edge (TALOS's feet squeezed sideways at μ f_z
+   after a backward push, slid and rolled inwards). A foot that carries the robot alone keeps
    its CoP off the edges, so that it does not tip over one when the wrench saturates there: the joint impedance, the
    swing leg's reaction and the model's errors add their own ankle torque on top (TALOS, on its stance foot in a
    backward recovery step, rolled over its heel with the CoP on the edge and fell). Feet that share the load keep one
@@ -35,6 +36,7 @@ Units: N, N·m, m, kg.
 from enum import StrEnum
 from typing import NamedTuple
 
+import daqp
 import numpy as np
 import osqp
 import pinocchio as pin
@@ -45,6 +47,8 @@ __all__ = ["QpStatus", "MomentumGains", "desired_com_wrench", "contact_wrench_ma
            "DistributionResult", "joint_torques"]
 
 GRAVITY = 9.81
+DAQP_INFINITY = 1e30  # DAQP's bound for "none"
+DAQP_EQUALITY = 5  # DAQP's sense of an equality row (active, immutable)
 TIPPING_CUT = 0.45  # a tipping sole's CoP bound moves in at most this fraction of the length or width its margins leave
 
 
@@ -151,6 +155,8 @@ class WrenchDistribution:
         self.solver = None
         self._regularizers = {}  # 6 k → λ I (6 k, 6 k)
         self._lever_scales = {}  # 6 k → S^-1/2 (6 k,), the lever rule's
+        self._internal_hessians = {}  # k contacts → S (6 k, 6 k) of the internal forces' QP
+        self._internal_senses = {}  # k contacts → DAQP's senses of its rows (6 equalities, then the constraints)
         self.active = None
         self.last_feasible = None
 
@@ -221,7 +227,6 @@ class WrenchDistribution:
         if result.info.status in ("solved", "solved inaccurate") and np.isfinite(result.x).all():
             x = self._without_internal_forces(result.x, G)
             status = QpStatus.SOLVED
-            self.solver.warm_start(x=x)
             self.last_feasible = x.copy()
         elif self.last_feasible is not None:
             x, status = self.last_feasible, QpStatus.LAST_FEASIBLE
@@ -309,16 +314,22 @@ class WrenchDistribution:
         return least
 
     def _without_internal_forces(self, x, G):
-        """``x`` moved towards the least wrenches of the same sum G x (:meth:`_least_wrenches`: no internal forces,
-        −N x the step, N the null space of G in their norm) as far as the constraints allow (from x, which meets
-        them, to the first one the straight path meets)."""
-        direction = self._least_wrenches(G, G @ x) - x
+        """The least wrenches (:meth:`_least_wrenches`' norm) of the solution's sum G x within the constraints:
+        argmin ‖S^1/2 w‖² s.t. G w = G x, l ≤ A w ≤ u, solved exactly by DAQP's active set: as close to w_d as ``x``,
+        with no internal forces the constraints do not ask for; ``x`` itself if DAQP fails."""
         A, lower, upper = self.constraints
-        at, along = A @ x, A @ direction
-        room = np.full(len(along), np.inf)  # the step to each constraint along ``direction`` (none: ∞), dividing
-        np.divide(upper - at, along, out=room, where=along > 0.0)  # only where it moves towards a bound
-        np.divide(lower - at, along, out=room, where=along < 0.0)
-        return x + min(1.0, max(0.0, float(room.min()))) * direction
+        contacts = G.shape[1] // 6
+        hessian = self._internal_hessians.get(contacts)  # S, once per number of contacts
+        if hessian is None:
+            ell = 1.0 if self.torque_length is None else self.torque_length
+            hessian = self._internal_hessians[contacts] = np.diag(np.tile((1.0, 1.0, 1.0, ell ** -2, ell ** -2,
+                                                                           ell ** -2), contacts))
+            self._internal_senses[contacts] = np.r_[np.full(6, DAQP_EQUALITY), np.zeros(len(lower))].astype(np.intc)
+        total = G @ x
+        least, _, flag, _ = daqp.solve(hessian, np.zeros(len(x)), np.vstack([G, A]),
+                                       np.r_[total, np.minimum(upper, DAQP_INFINITY)],
+                                       np.r_[total, np.maximum(lower, -DAQP_INFINITY)], self._internal_senses[contacts])
+        return least if flag == 1 else x
 
 
 def _stacked(G_list, active):

@@ -2,8 +2,10 @@
 against Newton–Euler at the CoM, the constraint set, and the full statics of the model."""
 import daqp
 import numpy as np
+import osqp
 import pinocchio as pin
 import pytest
+from scipy import sparse
 
 from humanoid_balance.control.momentum_balance import (TIPPING_CUT, MomentumGains, QpStatus, WrenchDistribution,
                                                        contact_wrench_map, desired_com_wrench, joint_torques)
@@ -114,6 +116,40 @@ def test_wrenches_within_the_constraints_are_the_least_ones_without_the_solver(k
         + mass * 9.81 * np.array([0.0, 0.0, 0.0, 0.2, -0.2, 0.0])  # a ZMP 20 cm off: beyond the soles
     result = distribution.solve(G, push, (0, 1), mass)
     assert result.status == QpStatus.SOLVED and result.iterations > 0
+    for wrench, rectangle, torsion in zip(result.wrenches, rectangles, distribution.torsion):
+        check_constraints(wrench, rectangle, 0.7, 10.0, torsion)
+
+
+@pytest.mark.parametrize("torque_length", [None, 0.05])
+def test_a_saturated_distribution_carries_no_internal_forces_the_constraints_do_not_ask_for(kangaroo, torque_length):
+    """A desired wrench whose least wrenches break the lighter foot's friction pyramid (a sideways force, the ZMP 6 cm
+    towards the right foot, the left one carrying ~40 of ~520 N: as on a slope): the distribution is the
+    least wrenches (‖f‖² + ‖τ/ℓ‖², ℓ = 1 m without a torque length) of its own sum within the constraints, as a
+    polished OSQP solve of that QP finds them, and its sum is the QP's (as close to the desired wrench as DAQP's exact
+    optimum)."""
+    robot, _, _, placements, com, rectangles = kangaroo
+    mass = robot.total_mass
+    distribution = WrenchDistribution(rectangles, torque_length=torque_length, tolerance=WRENCH_TOLERANCE)
+    G = [contact_wrench_map(M, com) for M in placements]
+    weight = mass * 9.81 * np.array([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+    w_d = weight + np.array([30.0, 50.0, 0.0, -0.06 * mass * 9.81, 0.0, 0.0])  # the ZMP 6 cm towards the right foot
+    result = distribution.solve(G, w_d, (0, 1), mass)
+    assert result.status == QpStatus.SOLVED and result.iterations > 0
+    x, G_all = result.wrenches.ravel(), np.hstack(G)
+    qp = distribution.build(G, w_d, (0, 1))
+    exact, _, flag, _ = daqp.solve(qp.P, qp.q, qp.A, qp.u, qp.l, np.zeros(len(qp.l), dtype=np.intc))
+    assert flag == 1
+    weighted = [np.sqrt(distribution.weights) * (G_all @ w - w_d) for w in (x, exact)]
+    assert np.linalg.norm(weighted[0]) <= np.linalg.norm(weighted[1]) + 1e-4 * mass * 9.81
+    ell = 1.0 if torque_length is None else torque_length
+    cost = np.tile([1.0, 1.0, 1.0] + [ell ** -2] * 3, 2)
+    reference = osqp.OSQP()  # the least wrenches of x's sum within the constraints, a solver of its own, polished
+    reference.setup(sparse.csc_matrix(np.diag(cost)), np.zeros(12), sparse.csc_matrix(np.vstack([G_all, qp.A])),
+                    np.r_[G_all @ x, qp.l], np.r_[G_all @ x, qp.u], eps_abs=1e-10, eps_rel=1e-10, max_iter=100000,
+                    polishing=True, verbose=False)
+    least = reference.solve(raise_error=False)
+    assert least.info.status == "solved"
+    np.testing.assert_allclose(x, least.x, atol=1e-6 * mass * 9.81)
     for wrench, rectangle, torsion in zip(result.wrenches, rectangles, distribution.torsion):
         check_constraints(wrench, rectangle, 0.7, 10.0, torsion)
 
