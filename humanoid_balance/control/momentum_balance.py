@@ -15,16 +15,16 @@
    point). Where the least wrenches of w_d meet the constraints, that is where the solution ends, so they are taken
    without calling OSQP. λ (1e-9) only keeps the QP strictly convex; without the step the internal forces stayed
    wherever the warm start had left them, up to the friction pyramid's edge (TALOS's feet squeezed sideways at μ f_z
-   after a backward push, slid and rolled inwards). A foot that carries the robot alone keeps
-   its CoP off the edges, so that it does not tip over one when the wrench saturates there: the joint impedance, the
-   swing leg's reaction and the model's errors add their own ankle torque on top (TALOS, on its stance foot in a
-   backward recovery step, rolled over its heel with the CoP on the edge and fell). Feet that share the load keep one
-   too, for the same reason (without one, pushed at 90 % of what the feet allow, kangaroo_like's soles rolled 5–9°). A
-   sole sharing the load that tilts from the floor all the same, rolling over an edge, has that edge's CoP bound moved
-   inwards by a gain per radian of tilt beyond a deadband (``tipping``; at most TIPPING_CUT of the length or width its
-   margins leave): its ankle torque eases and lets it back down, the other foot taking the load, instead of holding it
-   on the edge at the bound (TALOS pushed backwards at 90 % of what its feet allow rolled 9.8°). A foot alone keeps its
-   whole sole: cut there too, kangaroo_like's recovery from a 30 N·s backward push took three steps and fell.
+   after a backward push, slid and rolled inwards). A foot that carries the robot alone keeps its CoP off the edges, so
+   that it does not tip over one when the wrench saturates there: the joint impedance, the swing leg's reaction and the
+   model's errors add their own ankle torque on top (TALOS, on its stance foot in a backward recovery step, rolled over
+   its heel with the CoP on the edge and fell). Feet that share the load keep one too, for the same reason (without one,
+   pushed at 90 % of what the feet allow, kangaroo_like's soles rolled 5–9°). A sole sharing the load that tilts from
+   the floor all the same, rolling over an edge, has that edge's CoP bound moved inwards by a gain per radian of tilt
+   beyond a deadband (``tipping``; at most TIPPING_CUT of the length or width its margins leave): its ankle torque eases
+   and lets it back down, the other foot taking the load, instead of holding it on the edge at the bound (TALOS pushed
+   backwards at 90 % of what its feet allow rolled 9.8°). A foot alone keeps its whole sole: cut there too,
+   kangaroo_like's recovery from a 30 N·s backward push took three steps and fell.
 3. Joint torques τ = −Σ J̄_iqᵀ w_i = −Λ_q Q M⁻¹ Σ J_iᵀ w_i (J̄_iq = J_i Q^{+M}); gravity needs no separate
    term because A_Q⁻ᵀ g has zero joint rows (eq. 26) — the gravity compensation travels in w (m g e_z). Joints
    that move (embedded limb motions) add their decoupled inverse dynamics: τ = Λ_q (q̈_d + Q M⁻¹ (h − Σ J_iᵀ w_i)),
@@ -155,8 +155,7 @@ class WrenchDistribution:
         self.solver = None
         self._regularizers = {}  # 6 k → λ I (6 k, 6 k)
         self._lever_scales = {}  # 6 k → S^-1/2 (6 k,), the lever rule's
-        self._internal_hessians = {}  # k contacts → S (6 k, 6 k) of the internal forces' QP
-        self._internal_senses = {}  # k contacts → DAQP's senses of its rows (6 equalities, then the constraints)
+        self._internal_qps = {}  # 6 k → (S, DAQP's senses of its rows: 6 equalities, then the constraints)
         self.active = None
         self.last_feasible = None
 
@@ -302,10 +301,7 @@ class WrenchDistribution:
             *_, projected, info = lapack.dgesv(G @ G.T, total)  # LAPACK's solve without np.linalg's wrapper (~3 µs)
             least = G.T @ projected
         else:
-            scale = self._lever_scales.get(G.shape[1])  # S^-1/2, once per number of contacts
-            if scale is None:
-                ell = self.torque_length
-                scale = self._lever_scales[G.shape[1]] = np.tile((1.0, 1.0, 1.0, ell, ell, ell), G.shape[1] // 6)
+            scale = self._lever_scale(G.shape[1])
             G_scaled = G * scale
             *_, projected, info = lapack.dgesv(G_scaled @ G_scaled.T, total)
             least = scale * (G_scaled.T @ projected)
@@ -318,18 +314,25 @@ class WrenchDistribution:
         argmin ‖S^1/2 w‖² s.t. G w = G x, l ≤ A w ≤ u, solved exactly by DAQP's active set: as close to w_d as ``x``,
         with no internal forces the constraints do not ask for; ``x`` itself if DAQP fails."""
         A, lower, upper = self.constraints
-        contacts = G.shape[1] // 6
-        hessian = self._internal_hessians.get(contacts)  # S, once per number of contacts
-        if hessian is None:
-            ell = 1.0 if self.torque_length is None else self.torque_length
-            hessian = self._internal_hessians[contacts] = np.diag(np.tile((1.0, 1.0, 1.0, ell ** -2, ell ** -2,
-                                                                           ell ** -2), contacts))
-            self._internal_senses[contacts] = np.r_[np.full(6, DAQP_EQUALITY), np.zeros(len(lower))].astype(np.intc)
+        qp = self._internal_qps.get(G.shape[1])  # once per number of contacts
+        if qp is None:
+            qp = self._internal_qps[G.shape[1]] = (np.diag(self._lever_scale(G.shape[1]) ** -2.0), np.r_[
+                np.full(6, DAQP_EQUALITY), np.zeros(len(lower))].astype(np.intc))
+        hessian, senses = qp
         total = G @ x
         least, _, flag, _ = daqp.solve(hessian, np.zeros(len(x)), np.vstack([G, A]),
                                        np.r_[total, np.minimum(upper, DAQP_INFINITY)],
-                                       np.r_[total, np.maximum(lower, -DAQP_INFINITY)], self._internal_senses[contacts])
+                                       np.r_[total, np.maximum(lower, -DAQP_INFINITY)], senses)
         return least if flag == 1 else x
+
+    def _lever_scale(self, columns):
+        """S^-1/2 (``columns`` = 6 k,) of the least wrenches' norm ‖f‖² + ‖τ/ℓ‖², ℓ the ``torque_length`` (1 m
+        without one), once per number of contacts."""
+        scale = self._lever_scales.get(columns)
+        if scale is None:
+            ell = 1.0 if self.torque_length is None else self.torque_length
+            scale = self._lever_scales[columns] = np.tile((1.0, 1.0, 1.0, ell, ell, ell), columns // 6)
+        return scale
 
 
 def _stacked(G_list, active):
