@@ -260,6 +260,7 @@ class BalanceController:
         self.reference_shift = np.zeros(3)  # the CoM reference's displacement with the soles a mode moved [m]
         self.swing_limited = set()  # the joints and actuators at a limit during the swing of the step under way
         self.held = set()           # ... and of the last step that landed
+        self.computed_share = 1.0   # of the ticks its gains were tuned for it computes on (loop.starvation)
         self.stepping = Stepping(feet, rectangles, config, None, self.return_turn_rate) if self.steps else None
         self.floor = Floor(rectangles)  # the floor's normal the soles stand flat on
         self.largest_sole_tilt, self.tipping_feet, self.tipping_updates = 0.0, (), 0  # the stance soles' (status)

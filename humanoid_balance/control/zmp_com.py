@@ -9,6 +9,10 @@ It is input-to-state stable under k_c > ω_n and 0 < k_p < ω_n (eq. 25, Remark 
 (eqs. 26–29) the Lyapunov function V = ½[(k_c² − ω_n²) e_c² + k_p² e_p²] (eq. 30) has
 V̇ = −k_c(k_c² − ω_n²) e_c² − k_p(ω_n² − k_p k_c) e_p² when ε = 0 (eq. 31), so V decreases only if also
 k_p k_c < ω_n²: that bound is checked too.
+
+A loop that computes on only a share of the ticks its gains were tuned for (a starved computer: later and coarser
+feedback) takes k_p in proportion (:func:`slowed`): 0 < s·k_p ≤ k_p keeps eqs. 25 and 31, and the ZMP's loop — the
+one that turns a delay into oscillation, the ZMP answering the CoM's acceleration at once — slows with its rate.
 """
 from typing import NamedTuple
 
@@ -16,7 +20,8 @@ import numpy as np
 
 from humanoid_balance.errors import HumanoidBalanceError
 
-__all__ = ["GainError", "ZmpComGains", "natural_frequency", "check_gains", "balancing_input", "lyapunov"]
+__all__ = ["GainError", "ZmpComGains", "natural_frequency", "check_gains", "balancing_input", "lyapunov",
+           "slowed"]
 
 GRAVITY = 9.81  # m/s²
 
@@ -54,6 +59,12 @@ def balancing_input(com_velocity_desired, zmp_desired, zmp, com_desired, com, ga
     e_p = np.asarray(zmp_desired)[:2] - np.asarray(zmp)[:2]
     e_c = np.asarray(com_desired)[:2] - np.asarray(com)[:2]
     return np.asarray(com_velocity_desired)[:2] - gains.k_p * e_p + gains.k_c * e_c
+
+
+def slowed(gains, share):
+    """``gains`` for a loop computing on ``share`` ∈ (0, 1] of the ticks they were tuned for: k_p · share, k_c as it
+    is (it must exceed ω_n, eq. 25); the gains themselves at a share of 1."""
+    return gains if share >= 1.0 else ZmpComGains(gains.k_p * share, gains.k_c)
 
 
 def lyapunov(e_c, e_p, gains, com_height):

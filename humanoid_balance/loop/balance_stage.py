@@ -10,7 +10,8 @@ than the one it was tuned for: a new CoM reference, limb trajectory or pose, ste
 (:class:`Starved`, with the share skipped), and the CoM reference granted when the starvation began is held — the
 wish is kept and approached again once the ticks come back. Before it is starved, and while it is, the CoM reference
 stays further inside the support polygon, by up to ``starved_margin`` support margins, in proportion to the share of
-ticks skipped recently (Starvation.lateness). What the robot stands on is still read from the feet's
+ticks skipped recently (Starvation.lateness), and its ZMP gain k_p is slowed to the share of ticks it computes
+on (Starvation.computed_share, control.zmp_com.slowed). What the robot stands on is still read from the feet's
 phases as they come: a late message changes nothing about them.
 """
 import numpy as np
@@ -91,6 +92,7 @@ class BalanceStage:
             self.com_reference = controller.centroidal.com(q)
         starved = self.starvation.take(time)
         controller.governor.widen(self.starved_margin * min(1.0, self.starvation.lateness / STARVED))
+        controller.computed_share = self.starvation.computed_share
         if starved:
             if self.held is None:
                 self.held = self.com_reference if self.granted is None else self.granted

@@ -8,14 +8,19 @@ was tuned for: new references, steps, jumps and mode changes are refused with th
 granted are held where they are (loop.BalanceStage). Before that, and with it, :attr:`Starvation.lateness` — the
 share of ticks skipped, held for LATENESS_MEMORY — keeps the CoM further inside the support: a chain running at
 80-97 % of its plant's rate beside two CPU-bound jobs here let the robot fall, in 2 runs of 5, from a CoM held at the
-toes' margin, and stood with 2 cm more of it. Units: s, Hz.
+toes' margin, and stood with 2 cm more of it. And beyond the few ticks a loaded machine skips now and then, the
+balance's ZMP gain follows :attr:`Starvation.computed_share` (control.zmp_com.slowed): beside two CPU-bound jobs on a
+host three times slower than usual, the balancer computing at 30-50 Hz of the plant's 100 and its commands reaching
+the plant 40-60 ms after their states, the robot rocked and toppled backwards at the nominal k_p = 2 1/s and stood at
+1 1/s. Units: s, Hz.
 """
 import math
 from collections import deque
 
 import numpy as np
 
-__all__ = ["SkippedTicks", "Starvation", "STARVED", "STARVED_RATE", "STARVED_ERROR", "OUTAGE_TICKS", "LATENESS_MEMORY"]
+__all__ = ["SkippedTicks", "Starvation", "STARVED", "STARVED_RATE", "STARVED_ERROR", "OUTAGE_TICKS", "LATENESS_MEMORY",
+           "FEW_SKIPPED"]
 
 STARVED = 0.2
 """The fraction of its source's ticks a stage may skip over the last WINDOW before it is starved (a loaded machine
@@ -26,6 +31,8 @@ takes a 1 kHz robot's states at 300 Hz skips most of them and is not starved; th
 fell beside CPU-bound jobs with its balancer at 37-71 Hz of the plant's 100 and stood at 90 Hz and more."""
 STARVED_ERROR = 0.5
 """The fraction beyond which a starved balance is an error: it runs at half its source's rate or less."""
+FEW_SKIPPED = 0.5 * STARVED
+"""The share of its source's ticks a stage skips now and then on a loaded machine, which its gains take as they are."""
 WINDOW = 1.0
 """[s of the source's stamps] the span judged."""
 MIN_TICKS = 20
@@ -104,6 +111,12 @@ class Starvation:
         """The states computed on per second of their stamps within the span judged [Hz] (inf: too few to say)."""
         span = self.recent[-1][0] - self.recent[0][0] if self.recent else 0.0
         return (len(self.recent) - 1) / span if span > 0.0 else float("inf")
+
+    @property
+    def computed_share(self):
+        """The share of its source's ticks the stage computes on, as its gains see it, in [0, 1]: 1 while the recent
+        peak skipped (:attr:`lateness`) stays within FEW_SKIPPED, then in proportion to the ticks computed."""
+        return min(1.0, (1.0 - self.lateness) / (1.0 - FEW_SKIPPED))
 
     def take(self, stamp):
         """The stage computed on a state stamped ``stamp`` [s]; whether it is starved now."""

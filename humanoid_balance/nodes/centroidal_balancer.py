@@ -420,6 +420,7 @@ class CentroidalBalancerNode(LifecycleNode):
                 self.stage.phases[k]]
         values["estimated_joint_states read with odom of another stamp"] = self.odom.unpaired
         values["state ticks skipped in the last second [%]"] = 100.0 * self.stage.starvation.fraction
+        values["ZMP gain k_p slowed to [% of k_p]"] = 100.0 * self.stage.starvation.computed_share
         values.update(self.limitations.figures())
         values.update(self.timing.figures())
         values["implausible readings taken over"] = self.plausibility.taken_over

@@ -6,7 +6,8 @@ import pytest
 
 from humanoid_balance.bench.closed_loop import robot_config
 from humanoid_balance.loop import BalanceLoop, Starved
-from humanoid_balance.loop.starvation import LATENESS_MEMORY, STARVED, Starvation
+from humanoid_balance.control.zmp_com import ZmpComGains, check_gains, slowed
+from humanoid_balance.loop.starvation import FEW_SKIPPED, LATENESS_MEMORY, STARVED, Starvation
 
 PERIOD = 0.01  # [s] a 100 Hz source
 
@@ -69,6 +70,34 @@ def test_the_lateness_is_the_share_skipped_held_and_decaying_and_none_for_a_fast
     for t in np.cumsum(np.tile([0.001, 0.004, 0.004, 0.004, 0.004, 0.004], 100)):
         fast.take(t)
     assert fast.fraction > 0.7 and fast.lateness == 0.0
+
+
+def test_the_zmp_gain_is_slowed_to_the_share_of_ticks_computed_on_within_eq_25():
+    """Eq. 24's k_p in proportion to the ticks computed on (control.zmp_com.slowed) once more than FEW_SKIPPED of them
+    are skipped: untouched at one tick in twenty skipped and for a balancer at 286 Hz of a 1 kHz robot; at one tick in
+    three taken, a third of k_p (over 1 − FEW_SKIPPED), which still meets eq. 25 and 31; back to k_p once the ticks are
+    back and the lateness has decayed."""
+    gains = ZmpComGains(np.full(2, 2.0), np.full(2, 5.0))
+    few = Starvation()
+    for t in (t for k, t in enumerate(stamps(0.0, 2.0)) if k % 20 != 19):
+        few.take(t)
+    assert few.computed_share == 1.0 and slowed(gains, few.computed_share) is gains
+    fast = Starvation()
+    for t in np.cumsum(np.tile([0.001, 0.004, 0.004, 0.004, 0.004, 0.004], 100)):
+        fast.take(t)
+    assert fast.computed_share == 1.0
+    starved = Starvation()
+    for t in np.r_[stamps(0.0, 1.0), stamps(1.0, 2.0, every=3)]:  # (the source's period seen first)
+        starved.take(t)
+    share = starved.computed_share
+    assert share == pytest.approx((1.0 / 3.0) / (1.0 - FEW_SKIPPED), abs=0.03)
+    slow = slowed(gains, share)
+    np.testing.assert_allclose(slow.k_p, gains.k_p * share)
+    np.testing.assert_array_equal(slow.k_c, gains.k_c)
+    check_gains(slow, com_height=0.85)  # k_c = 5 > ω_n = 3.40 > k_p, k_p k_c < ω_n²
+    for t in stamps(3.0, 1.0 + 5.0 * LATENESS_MEMORY):
+        starved.take(t)
+    assert starved.computed_share == 1.0
 
 
 def test_a_starved_balance_refuses_new_references_and_holds_the_granted_com():

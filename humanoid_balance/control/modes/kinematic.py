@@ -27,7 +27,7 @@ from humanoid_balance.control.capture_point import capture_point
 from humanoid_balance.control.dcm_feedback import DcmFeedback, zmp_wrench
 from humanoid_balance.control.foot_damping import DAMPING_PER_TICK, FootDampingGains, sole_twists
 from humanoid_balance.control.tunables import tunable
-from humanoid_balance.control.zmp_com import GRAVITY, balancing_input
+from humanoid_balance.control.zmp_com import GRAVITY, balancing_input, slowed
 
 __all__ = ["KinematicBalance", "KinematicGains"]
 
@@ -129,13 +129,14 @@ class KinematicBalance(BalanceController):
 
     def _motion(self, tick, distribution, desired_zmp):
         """ν_o: the base twist and output rates of the CoM command's resolution (eqs. 14–20, 24), tracking the
-        granted reference: eq. 24 with c_d, ċ_d its position and velocity and p_d the capture point's
-        ``desired_zmp`` (or, without dcm_zmp_tracking, the reference's LIPM ZMP); the stance soles turning and rising
-        by their wrenches' errors."""
+        granted reference: eq. 24 (k_p slowed to the share of ticks computed on) with c_d, ċ_d its position and
+        velocity and p_d the capture point's ``desired_zmp`` (or, without dcm_zmp_tracking, the reference's LIPM
+        ZMP); the stance soles turning and rising by their wrenches' errors."""
         config, state, granted, com, R_base = self.config, tick.state, tick.granted, tick.com, tick.R_base
         u = np.zeros(3)
         zmp_desired = desired_zmp if self.gains.dcm_zmp_tracking else tick.zmp_reference
-        u[:2] = balancing_input(granted.velocity, zmp_desired, state.zmp, granted.position, com, config.zmp_com)
+        u[:2] = balancing_input(granted.velocity, zmp_desired, state.zmp, granted.position, com,
+                                slowed(config.zmp_com, self.computed_share))
         u[2] = granted.velocity[2] + self.gains.com_height_gain * (granted.position[2] - com[2])
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base))  # back to level, world axes
         twists = tick.twists
