@@ -1,13 +1,15 @@
 """Experiment 14: the free-running chain on a starved computer (issue 54) — how many CPU-bound jobs beside it it stands,
 at the default scheduler and at SCHED_FIFO (the nodes' ``realtime_priority``, nodes/realtime.py).
 
-The chain of experiment 7 (the plant at 100 Hz against the wall clock, every node its own process) stands for 2 s,
-then is asked for a CoM 0.5 m ahead of the toes (the balancer grants it at the support's margin) and watched for
-5 s, with 0, 2, 4, … jobs (``python -c "while True: pass"``) running beside it from the start. The plant stands for
-the robot's hardware, which no job on the computer slows: it runs at SCHED_FIFO 60 in every run. Stood: the base
-never lower than FALL_DROP below where it stood. Each count is tried in turn until the robot falls. A balancer that
+The chain of experiment 7 (the plant at 100 Hz against the wall clock, every node its own process) stands alone for
+3 s — the most cores it keeps busy in a second then is the run's floor: what the chain needs of this machine — then
+with 0, 2, 4, … jobs (``python -c "while True: pass"``) running beside it for 2 s more, is asked for a CoM 0.5 m ahead
+of the toes (the balancer grants it at the support's margin) and watched for 5 s. The plant stands for the robot's
+hardware, which no job on the computer slows: it runs at SCHED_FIFO 60 in every run. Stood: the base never lower than
+FALL_DROP below where it stood. Each count is tried in turn until the robot falls. A balancer that
 is starved when the reference comes refuses it (loop.balance_stage): the row says whether it was granted.
 """
+import os
 import subprocess
 import sys
 import time
@@ -19,26 +21,38 @@ from geometry_msgs.msg import PointStamped
 from humanoid_balance.bench.chain import Chain
 from humanoid_balance.bench.closed_loop import FALL_DROP
 from humanoid_balance.bench.dds_loop import PLANT, SUITE
+from humanoid_balance.bench.processes import cpu_seconds
 from humanoid_balance.bench.results import Result
 from humanoid_balance.nodes.diagnostics import rejected_counts
 from humanoid_balance.nodes.qos import RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT
 
-__all__ = ["NOTE", "ROBOT", "run", "starved", "StarvedRun"]
+__all__ = ["NOTE", "ROBOT", "run", "starved", "StarvedRun", "Overloaded", "QUIET"]
 
 EXPERIMENT = "14 starved computer"
 ROBOT = DEFAULT_ROBOT
 RATE = 100.0                    # [Hz] the plant's
 NODE_PRIORITY, PLANT_PRIORITY = 50, 60
 JOBS, SMOKE_JOBS = (0, 2, 4, 6, 8), (2,)
-STANDING, WATCHED = 2.0, 5.0    # [s] before the CoM reference, after it
+QUIET, STANDING, WATCHED = 3.0, 2.0, 5.0  # [s] the chain alone, then beside the jobs before the CoM reference,
+                                         # after it
 AHEAD = 0.5                     # [m] the CoM reference's x in odom: ahead of the toes
 SLOW_COMMANDS = 0.7 * RATE      # [Hz] a chain whose commands reach the plant slower fell behind: some node must say so
 REPORT_SLACK = 2.0              # [s] ... within this of the plant's report (both measure over 1-2 s windows)
-NOTE = ("14: the free-running chain (plant at 100 Hz, every node its own process) beside N CPU-bound jobs, asked for "
-        "a CoM 0.5 m ahead of the toes after 2 s and watched 5 s; the plant (the robot's hardware) at SCHED_FIFO 60 "
-        "in every run, the nodes at the default scheduler or at SCHED_FIFO 50 (realtime_priority); N = 0, 2, 4, … "
-        "until the robot falls.")
+NOTE = ("14: the free-running chain (plant at 100 Hz, every node its own process) alone for 3 s (the most cores it "
+        "keeps busy in a second: the floor), then beside N CPU-bound jobs, asked for a CoM 0.5 m ahead of the toes "
+        "after 2 s and watched 5 s; the plant (the robot's hardware) at SCHED_FIFO 60 in every run, the nodes at the "
+        "default scheduler or at SCHED_FIFO 50 (realtime_priority); N = 0, 2, 4, … until the robot falls.")
+
+
+class Overloaded(Exception):
+    """The chain alone kept more of this machine's cores busy than the run was to allow (``starved``'s
+    ``most_cores``): no job was started."""
+
+    def __init__(self, cores, most):
+        super().__init__(f"the chain alone keeps {cores:.2f} of this machine's {os.cpu_count()} cores busy (at most "
+                         f"{most:g} allowed): its nodes need more of it than the run supposes")
+        self.cores = cores
 
 
 class StarvedRun(NamedTuple):
@@ -54,18 +68,24 @@ class StarvedRun(NamedTuple):
                              # diagnostics: a 2-s window each second)
     unreported: tuple  # (s after the reference, the plant's command rate [Hz]) of each report slower than
                        # SLOW_COMMANDS with no node saying it fell behind or was starved within REPORT_SLACK
+    quiet_cores: float  # the cores the chain (nodes and plant) kept busy alone, before the jobs started
 
 
-def starved(jobs, priority, robot=ROBOT, watched=WATCHED):
+def starved(jobs, priority, robot=ROBOT, watched=WATCHED, most_cores=None):
     """One run beside ``jobs`` CPU-bound jobs, the nodes at SCHED_FIFO ``priority`` (0: the default scheduler),
-    watched for ``watched`` [s] after the CoM reference."""
+    watched for ``watched`` [s] after the CoM reference; Overloaded, before any job starts, when the chain alone keeps
+    more than ``most_cores`` cores busy (None: any)."""
     parameters = {node: {"realtime_priority": priority} for node in SUITE}
     parameters[PLANT] = {"realtime_priority": PLANT_PRIORITY}
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(jobs)]
+    burners = []
     try:
         with Chain(RATE, robot=robot, parameters=parameters) as chain:
             com_reference = chain.node.create_publisher(PointStamped, "balance/com_reference", RELIABLE_QOS)
-            chain.spin(STANDING)  # (meanwhile the balancer's subscription matches the publisher: nothing is lost)
+            quiet_cores = _busy_cores(chain, QUIET)  # (meanwhile the balancer's subscription matches the publisher)
+            if most_cores is not None and quiet_cores > most_cores:
+                raise Overloaded(quiet_cores, most_cores)
+            burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(jobs)]
+            chain.spin(STANDING)
             standing = chain.base_height
             reference = PointStamped()
             reference.header.frame_id = "odom"
@@ -91,7 +111,20 @@ def starved(jobs, priority, robot=ROBOT, watched=WATCHED):
             burner.wait(10)
     slowest = min((rate for _, rate in command_rates), default=float("nan"))
     return StarvedRun(bool(lowest > standing - FALL_DROP), lowest, standing, rates, scheduling, behind, refused,
-                      slowest, unreported)
+                      slowest, unreported, quiet_cores)
+
+
+def _busy_cores(chain, seconds):
+    """The cores the chain's processes keep busy while it spins for ``seconds``: the most over each second after the
+    first (its nodes settling after their start)."""
+    pids = [process.pid for process in chain.processes.values()]
+    chain.spin(1.0)
+    busiest = 0.0
+    for _ in range(max(1, round(seconds - 1.0))):
+        used, start = sum(cpu_seconds(pid) for pid in pids), time.monotonic()
+        chain.spin(1.0)
+        busiest = max(busiest, (sum(cpu_seconds(pid) for pid in pids) - used) / (time.monotonic() - start))
+    return busiest
 
 
 def _says_behind(status):
@@ -126,7 +159,8 @@ def run(smoke=False, robot=ROBOT, session=None):
             measured = held + ("" if fell is None else f"; fell beside {fell[0]} (base {fell[1].lowest:.2f} m)") + \
                 f"; slowest node at {slowest:.0f} Hz in the last run (its commands reaching the plant at " \
                 f"{last.slowest_commands:.0f} Hz and more), falling behind by its own report: " + \
-                (", ".join(last.behind) or "none") + f"; the CoM reference {'refused' if last.refused else 'granted'}"
+                (", ".join(last.behind) or "none") + f"; the CoM reference {'refused' if last.refused else 'granted'}" \
+                f"; floor: the chain alone kept {last.quiet_cores:.2f} cores busy"
         rows.append(Result(EXPERIMENT, f"CPU-bound jobs beside the chain it stands with, nodes at {scheduler}",
                            "—", "reported", measured, None))
     return rows
