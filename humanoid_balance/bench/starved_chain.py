@@ -23,6 +23,7 @@ from humanoid_balance.bench.closed_loop import FALL_DROP
 from humanoid_balance.bench.dds_loop import PLANT, SUITE
 from humanoid_balance.bench.processes import cpu_seconds
 from humanoid_balance.bench.results import Result
+from humanoid_balance.errors import HumanoidBalanceError
 from humanoid_balance.nodes.diagnostics import rejected_counts
 from humanoid_balance.nodes.qos import RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT
@@ -45,7 +46,7 @@ NOTE = ("14: the free-running chain (plant at 100 Hz, every node its own process
         "default scheduler or at SCHED_FIFO 50 (realtime_priority); N = 0, 2, 4, … until the robot falls.")
 
 
-class Overloaded(Exception):
+class Overloaded(HumanoidBalanceError):
     """The chain alone kept more of this machine's cores busy than the run was to allow (``starved``'s
     ``most_cores``): no job was started."""
 
