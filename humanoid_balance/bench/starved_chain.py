@@ -28,7 +28,7 @@ from humanoid_balance.nodes.diagnostics import rejected_counts
 from humanoid_balance.nodes.qos import RELIABLE_QOS
 from humanoid_balance.resources import DEFAULT_ROBOT
 
-__all__ = ["NOTE", "ROBOT", "run", "starved", "StarvedRun", "Overloaded", "QUIET"]
+__all__ = ["NOTE", "ROBOT", "run", "starved", "StarvedRun", "Overloaded"]
 
 EXPERIMENT = "14 starved computer"
 ROBOT = DEFAULT_ROBOT
@@ -53,7 +53,6 @@ class Overloaded(HumanoidBalanceError):
     def __init__(self, cores, most):
         super().__init__(f"the chain alone keeps {cores:.2f} of this machine's {os.cpu_count()} cores busy (at most "
                          f"{most:g} allowed): its nodes need more of it than the run supposes")
-        self.cores = cores
 
 
 class StarvedRun(NamedTuple):
