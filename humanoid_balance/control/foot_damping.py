@@ -37,11 +37,18 @@ import numpy as np
 
 from humanoid_balance.model.soles import VERTICAL, sole_tilt
 
-__all__ = ["FootDampingGains", "sole_twists", "levelling_rate", "LEVEL_PER_TICK", "DAMPING_PER_TICK", "LEAD_LOAD"]
+__all__ = ["FootDampingGains", "sole_twists", "levelling_twists", "levelling_rate", "LEVEL_PER_TICK",
+           "DAMPING_PER_TICK", "LEAD_LOAD", "TILT_DEADBAND", "EDGE_TILT_DEADBAND"]
 
 LEAD_LOAD = 0.05
 """A sole's torque rate (foot damping's lead) is taken from a last reading that carried at least this share of the
 robot's weight: below it, its CoP is not yet defined (a sole landing)."""
+
+TILT_DEADBAND = 0.0218
+"""[rad] the tilt a stance sole keeps without levelling: the estimate's error (an IMU's bias, 1.25°)."""
+EDGE_TILT_DEADBAND = 0.0131
+"""[rad] the same while the robot may be rolling over an edge (0.75°): sensor noise and biases leave a sole up to 1.8°
+off the floor it stands flat on, so only then is a smaller tilt taken for a roll."""
 
 LEVEL_PER_TICK = 0.2
 """Levelling takes back at most this fraction of a sole's tilt per control tick (100 /s at 500 Hz, 20 /s at 100 Hz)."""
@@ -95,7 +102,7 @@ def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_
     force_errors = [float(desired[i][2] - measured[i][2]) for i in feet]  # Python floats: a few feet, where
     heights = [float(placements[i].translation[2]) for i in feet]          # numpy's per-call cost would dominate
     mean_error, mean_height = sum(force_errors) / len(feet), sum(heights) / len(feet)
-    deadband = gains.edge_deadband if rolling and gains.edge_deadband is not None else gains.tilt_deadband
+    deadband = _deadband(gains, rolling)
     twists = {}
     for i, error, height in zip(feet, force_errors, heights):
         vertical = -force_admittance * (error - mean_error) - gains.height_damping * (height - mean_height)
@@ -114,6 +121,23 @@ def sole_twists(desired, measured, placements, active, weight, gains, dt, floor_
             twist[3:] += levelling_rate(rotation[:, 2], floor_normal, gains, dt, deadband)
         twists[i] = twist
     return twists
+
+
+def levelling_twists(placements, feet, gains, dt, floor_normal=VERTICAL, rolling=False):
+    """The levelling alone, for soles whose wrenches a torque-driven mode controls directly (no foot damping): foot
+    index → [0; ω] world-aligned at the sole frame (6,) [rad/s], for each of ``feet`` tilted beyond the deadband
+    (``gains.edge_deadband`` while ``rolling``). The joint impedance then holds a posture whose ankle has yielded as far
+    as the sole rolled, instead of one that levels the body on a tilted sole and presses it further onto its edge."""
+    deadband, twists = _deadband(gains, rolling), {}
+    for i in feet:
+        rate = levelling_rate(placements[i].rotation[:, 2], floor_normal, gains, dt, deadband)
+        if rate.any():
+            twists[i] = np.concatenate([np.zeros(3), rate])
+    return twists
+
+
+def _deadband(gains, rolling):
+    return gains.edge_deadband if rolling and gains.edge_deadband is not None else gains.tilt_deadband
 
 
 def levelling_rate(normal, floor_normal, gains, dt, deadband=None):

@@ -11,7 +11,7 @@ from scipy.integrate import solve_ivp
 
 from humanoid_balance.control.dcm_feedback import DcmFeedback, zmp_wrench
 from humanoid_balance.control.foot_damping import (DAMPING_PER_TICK, LEVEL_PER_TICK, FootDampingGains, levelling_rate,
-                                                   sole_twists)
+                                                   levelling_twists, sole_twists)
 from humanoid_balance.control.momentum_balance import WrenchDistribution, contact_wrench_map
 from humanoid_balance.model.soles import VERTICAL, SoleRectangle, sole_tilt
 
@@ -208,3 +208,18 @@ def test_while_the_robot_may_be_rolling_a_sole_levels_beyond_the_smaller_edge_de
     without = sole_twists(wrenches, wrenches, rolled, (0, 1), WEIGHT, gains._replace(edge_deadband=None), DT,
                           rolling=True)
     np.testing.assert_array_equal(without[0], 0.0)
+
+
+def test_the_levelling_alone_turns_only_the_tilted_soles_and_never_moves_them():
+    """On torque drives (no foot damping) a sole rolled 1.5° about +y is left alone within θ₀ = 2°, and turned back
+    at k_l (θ − 1°) about −y beyond the edge deadband (1°) while the robot may be rolling; the flat sole gets no twist,
+    and no sole a linear velocity."""
+    gains = GAINS._replace(tilt_deadband=math.radians(2.0), edge_deadband=math.radians(1.0))
+    tilt = math.radians(1.5)
+    rolled = [pin.SE3(pin.utils.rotate("y", tilt), FEET[0].translation), FEET[1]]
+    assert levelling_twists(rolled, (0, 1), gains, DT) == {}
+    rolling = levelling_twists(rolled, (0, 1), gains, DT, rolling=True)
+    assert set(rolling) == {0}
+    np.testing.assert_allclose(rolling[0], [0.0, 0.0, 0.0, 0.0, -gains.level_gain * (tilt - math.radians(1.0)), 0.0],
+                               rtol=1e-9, atol=1e-15)
+    assert levelling_twists(rolled, (1,), gains, DT, rolling=True) == {}

@@ -25,7 +25,8 @@ import pinocchio as pin
 from humanoid_balance.control.balance_controller import BalanceController, Plan
 from humanoid_balance.control.capture_point import capture_point
 from humanoid_balance.control.dcm_feedback import DcmFeedback, zmp_wrench
-from humanoid_balance.control.foot_damping import DAMPING_PER_TICK, FootDampingGains, sole_twists
+from humanoid_balance.control.foot_damping import (DAMPING_PER_TICK, EDGE_TILT_DEADBAND, TILT_DEADBAND,
+                                                   FootDampingGains, sole_twists)
 from humanoid_balance.control.tunables import tunable
 from humanoid_balance.control.zmp_com import GRAVITY, balancing_input, slowed
 
@@ -75,14 +76,15 @@ class KinematicGains:
                                            "radian of tilt (0: off); well below the drives' own bandwidth (TALOS's "
                                            "position drives, 10 ms: at 100 /s the levelling pumped the robot's "
                                            "bounce on its legs and the carrying sole hopped)", "1/s")
-    sole_tilt_deadband: float = tunable(0.0218, "the tilt a stance sole keeps without levelling (the estimate's "
-                                                "error: an IMU's bias, 1.25°)", "rad")
-    edge_tilt_deadband: float = tunable(0.0131, "the tilt a stance sole keeps without levelling while the robot may "
-                                                "be rolling over an edge: a foot has left the floor, or a stance "
-                                                "sole's CoP, distributed or measured, lies within 15 % of the sole "
-                                                "of an edge. 0.75°, within the estimate's error otherwise (sensor "
-                                                "noise and biases leave a sole up to 1.8° off the floor it stands "
-                                                "flat on)", "rad")
+    sole_tilt_deadband: float = tunable(TILT_DEADBAND, "the tilt a stance sole keeps without levelling (the "
+                                                       "estimate's error: an IMU's bias, 1.25°)", "rad")
+    edge_tilt_deadband: float = tunable(EDGE_TILT_DEADBAND, "the tilt a stance sole keeps without levelling while the "
+                                                            "robot may be rolling over an edge: a foot has left the "
+                                                            "floor, or a stance sole's CoP, distributed or measured, "
+                                                            "lies within 15 % of the sole of an edge. 0.75°, within "
+                                                            "the estimate's error otherwise (sensor noise and biases "
+                                                            "leave a sole up to 1.8° off the floor it stands flat on)",
+                                        "rad")
 
 
 class KinematicBalance(BalanceController):

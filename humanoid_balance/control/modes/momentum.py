@@ -16,10 +16,14 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_balance.control.balance_controller import BalanceController, Plan
+from humanoid_balance.control.foot_damping import (EDGE_TILT_DEADBAND, LEVEL_PER_TICK, FootDampingGains,
+                                                   levelling_twists)
 from humanoid_balance.control.momentum_balance import MomentumGains, desired_com_wrench
 from humanoid_balance.control.tunables import tunable
 
 __all__ = ["MomentumBalance", "MomentumBalanceGains"]
+
+STANDING_TILT_DEADBAND = 0.0314  # [rad] 1.8°: the soles' tilts sensor noise and biases show (bench robustness (b), (d))
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,20 @@ class MomentumBalanceGains:
                                            "has the CoP bound of the edge it rolls over moved inwards by this much "
                                            "per radian: its ankle torque eases and lets it down (0: off)", "m/rad")
     tipping_deadband: float = tunable(0.01, "... a tilt this small does not count", "rad")
+    sole_level_gain: float = tunable(100.0, "a stance sole tilted off the floor turns back flat in the posture the "
+                                            "joint impedance holds at this rate per radian of tilt (0: off), at most "
+                                            f"{LEVEL_PER_TICK:g} of the tilt per tick: its ankle yields as far as it "
+                                            "rolled, instead of levelling the body on the tilted sole and pressing it "
+                                            "further onto its edge (TALOS pushed sideways at 90 % of its feet's LIPM "
+                                            "bound: 6.9° without, 2.3° at 100 /s)", "1/s")
+    sole_tilt_deadband: float = tunable(STANDING_TILT_DEADBAND, "the tilt a stance sole keeps without levelling: on "
+                                                                "torque drives the QP holds each CoP inside its sole, "
+                                                                "so a tilt is the estimate's error (sensor noise and "
+                                                                "biases: up to 1.8°; at 1.25° the levelling fought "
+                                                                "them and a push never settled, bench robustness "
+                                                                "(b), (d))", "rad")
+    edge_tilt_deadband: float = tunable(EDGE_TILT_DEADBAND, "the same while the robot may be rolling over an edge: a "
+                                                            "foot that no step lifted has left the floor", "rad")
 
     @property
     def momentum(self):
@@ -53,7 +71,10 @@ class MomentumBalance(BalanceController):
 
     def __init__(self, robot, config, extra_sections=()):
         super().__init__(robot, config, extra_sections)
-        self.momentum_gains = self.gains.momentum
+        gains = self.gains
+        self.momentum_gains = gains.momentum
+        self.levelling = FootDampingGains(0.0, 0.0, 0.0, 0.0, 0.0, gains.sole_level_gain, gains.sole_tilt_deadband,
+                                          edge_deadband=gains.edge_tilt_deadband)
         self.limb_columns = np.concatenate([self.resolver.columns[name] for name in self.extra] or [np.zeros(0, int)])
         self.commanded = None  # (limb rates, angular momentum) the last tick's motion asked for, for their rates
 
@@ -107,5 +128,20 @@ class MomentumBalance(BalanceController):
         com_shift, attitude_shift = self.resolver.standing_displacement(state.q, displacement)
         u = granted.velocity + self.gains.posture_com_gain * (granted.position - (tick.com + com_shift))
         omega = -config.attitude_gain * (R_base @ pin.log3(R_base) + attitude_shift)  # the posture back to level
-        return self.resolver.resolve(state.q, u, omega, twists=tick.twists, joint_rates=tick.rates,
+        return self.resolver.resolve(state.q, u, omega, twists=self._levelled(tick), joint_rates=tick.rates,
                                      rate_bounds=self._range_rates(tick.twists, tick.dt))
+
+    def _levelled(self, tick):
+        """The tick's twists with the tilted stance soles turning back flat (control.foot_damping's levelling; none
+        while a step is under way: its stance sole's CoP goes to the edge towards the capture point). The robot may
+        be rolling over an edge (the smaller deadband) while a foot that no step lifted is off the floor: its CoPs,
+        measured or distributed, near an edge did not tell a roll from the estimate's noise on torque drives
+        (bench robustness (b), (d): at 0.75° then, the pushes never settled)."""
+        if not self.levelling.level_gain or (self.stepping is not None and self.stepping.step is not None):
+            return tick.twists
+        stance = [foot for foot in tick.active if self.foot_names[foot] not in tick.twists]
+        levelling = levelling_twists(tick.placements, stance, self.levelling, tick.dt, self.floor.normal,
+                                     rolling=len(tick.active) < len(self.foot_names))
+        if not levelling:
+            return tick.twists
+        return {**tick.twists, **{self.foot_names[foot]: twist for foot, twist in levelling.items()}}
