@@ -24,6 +24,8 @@ to the wrenches instead, as Cartesian motions of the soles (the legs' sections i
   tilt and foot damping cannot see it) turns back at ω = k_l (1 − θ_0/θ) n × n_f, θ the tilt: the ankle yields as
   far as the sole rolled, and the sole comes down flat with its CoP on the edge. θ_0 is the estimate's error; while
   the robot may be rolling (a foot up, or a sole's CoP near an edge), the soles level beyond ``edge_deadband``.
+  On torque drives the QP sets the soles' wrenches itself, and the levelling alone turns the soles in the posture
+  the joint impedance holds (:func:`levelling_twists`, the momentum mode).
 
 The admittances are given per unit weight, so that one set fits robots of any mass: A = a / (m g) with a in rad/s per
 metre of CoP error under the robot's whole weight, A_f = a_f / (m g) with a_f in m/s per weight of force error; a is
