@@ -20,6 +20,7 @@ from humanoid_balance.control.foot_damping import (EDGE_TILT_DEADBAND, LEVEL_PER
                                                    levelling_twists)
 from humanoid_balance.control.momentum_balance import MomentumGains, desired_com_wrench
 from humanoid_balance.control.tunables import tunable
+from humanoid_balance.control.zmp_com import GRAVITY
 
 __all__ = ["MomentumBalance", "MomentumBalanceGains"]
 
@@ -45,7 +46,7 @@ class MomentumBalanceGains:
                                             f"{LEVEL_PER_TICK:g} of the tilt per tick: its ankle yields as far as it "
                                             "rolled, instead of levelling the body on the tilted sole and pressing it "
                                             "further onto its edge (TALOS pushed sideways at 90 % of its feet's LIPM "
-                                            "bound: 6.9° without, 2.3° at 100 /s)", "1/s")
+                                            "bound: 6.9° without, 1.8° at 100 /s)", "1/s")
     sole_tilt_deadband: float = tunable(STANDING_TILT_DEADBAND, "the tilt a stance sole keeps without levelling: on "
                                                                 "torque drives the QP holds each CoP inside its sole, "
                                                                 "so a tilt is the estimate's error (sensor noise and "
@@ -53,7 +54,12 @@ class MomentumBalanceGains:
                                                                 "them and a push never settled, bench robustness "
                                                                 "(b), (d))", "rad")
     edge_tilt_deadband: float = tunable(EDGE_TILT_DEADBAND, "the same while the robot may be rolling over an edge: a "
-                                                            "foot that no step lifted has left the floor", "rad")
+                                                            "foot that no step lifted has left the floor, or a stance "
+                                                            "sole carries less than rolling_load_share", "rad")
+    rolling_load_share: float = tunable(0.25, "a stance sole carrying less of the robot's weight than this (its "
+                                              "measured normal force) leaves the other rolling over its edge (TALOS "
+                                              "pushed sideways at 90 %: 2.3° at 0, 1.8° at 0.25; the measured CoPs "
+                                              "near an edge did not tell a roll from sensor noise)")
 
     @property
     def momentum(self):
@@ -133,15 +139,22 @@ class MomentumBalance(BalanceController):
 
     def _levelled(self, tick):
         """The tick's twists with the tilted stance soles turning back flat (control.foot_damping's levelling; none
-        while a step is under way: its stance sole's CoP goes to the edge towards the capture point). The robot may
-        be rolling over an edge (the smaller deadband) while a foot that no step lifted is off the floor: its CoPs,
-        measured or distributed, near an edge did not tell a roll from the estimate's noise on torque drives
-        (bench robustness (b), (d): at 0.75° then, the pushes never settled)."""
+        while a step is under way: its stance sole's CoP goes to the edge towards the capture point), beyond the
+        smaller deadband while the robot may be rolling (:meth:`_may_be_rolling`). A CoP near an edge, measured or
+        distributed, did not tell a roll from the estimate's noise on torque drives (bench robustness (b), (d): at
+        0.75° then, the pushes never settled)."""
         if not self.levelling.level_gain or (self.stepping is not None and self.stepping.step is not None):
             return tick.twists
         stance = [foot for foot in tick.active if self.foot_names[foot] not in tick.twists]
         levelling = levelling_twists(tick.placements, stance, self.levelling, tick.dt, self.floor.normal,
-                                     rolling=len(tick.active) < len(self.foot_names))
+                                     rolling=self._may_be_rolling(tick))
         if not levelling:
             return tick.twists
         return {**tick.twists, **{self.foot_names[foot]: twist for foot, twist in levelling.items()}}
+
+    def _may_be_rolling(self, tick):
+        """Whether the robot may be rolling over an edge of the sole that carries it: a foot that no step lifted is
+        off the floor, or a stance sole carries less than ``rolling_load_share`` of the weight (measured)."""
+        measured, light = tick.state.sole_wrenches, self.gains.rolling_load_share * self.mass * GRAVITY
+        return len(tick.active) < len(self.foot_names) or bool(measured) and any(
+            measured[foot] is not None and measured[foot][2] < light for foot in tick.active)
