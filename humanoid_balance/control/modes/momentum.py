@@ -79,8 +79,10 @@ class MomentumBalance(BalanceController):
         super().__init__(robot, config, extra_sections)
         gains = self.gains
         self.momentum_gains = gains.momentum
-        self.levelling = FootDampingGains(0.0, 0.0, 0.0, 0.0, 0.0, gains.sole_level_gain, gains.sole_tilt_deadband,
-                                          edge_deadband=gains.edge_tilt_deadband)
+        self.levelling = FootDampingGains(cop_admittance=0.0, force_difference_admittance=0.0, height_damping=0.0,
+                                          max_tilt_rate=0.0, max_lift_rate=0.0, level_gain=gains.sole_level_gain,
+                                          tilt_deadband=gains.sole_tilt_deadband,
+                                          edge_deadband=gains.edge_tilt_deadband)  # the levelling alone
         self.limb_columns = np.concatenate([self.resolver.columns[name] for name in self.extra] or [np.zeros(0, int)])
         self.commanded = None  # (limb rates, angular momentum) the last tick's motion asked for, for their rates
 
